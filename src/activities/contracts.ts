@@ -1,0 +1,49 @@
+import type { AuditEvent } from '../core/audit';
+import type { Snapshot } from '../core/evidence';
+import type { RecheckResult, RevisionResult, ToolOutput } from '../domain/types';
+
+/** Which domain session a tool call belongs to. */
+export interface DomainRef {
+  domain: string;
+  session_id: string;
+}
+
+export interface DeliverWebhooksInput {
+  /** Stable across retries: receivers deduplicate on it (`webhook-id`). */
+  message_id: string;
+  event_type: string;
+  /** The JSON body: `{ type, timestamp, data }`. */
+  body: Record<string, unknown>;
+}
+export interface DeliverWebhooksResult {
+  delivered: string[];
+}
+
+export interface RecheckSnapshotInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  snapshot: Snapshot;
+}
+export interface ExecuteToolInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  idempotency_key: string;
+}
+export interface ReviseToolCallInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  patch: Record<string, unknown>;
+}
+
+/**
+ * Activities the approvalGate workflow schedules. Implemented by `createGateActivities`.
+ * `executeTool` throws a non-retryable ApplicationFailure of type ToolFailed when the
+ * tool raised; anything else it throws is retried.
+ */
+export interface GateActivities {
+  recordAuditEvent(event: AuditEvent): Promise<void>;
+  deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
+  recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
+  executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
+  reviseToolCall(input: ReviseToolCallInput): Promise<RevisionResult>;
+}

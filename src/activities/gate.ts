@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { DomainRegistry } from '../domain/registry';
+import type { AuditStore } from '../store/audit-store';
+import type { GateActivities } from './contracts';
+
+export interface GateActivityDeps {
+  audit: AuditStore;
+  domains: DomainRegistry;
+  deliverWebhooks: GateActivities['deliverWebhooks'];
+}
+
+/**
+ * The gate's activities, with their dependencies injected so they unit-test without
+ * a server. `executeTool` turns a tool's own error into a non-retryable ToolFailed (an
+ * execution failure); errors marked `retryable: true` are left for Temporal to retry,
+ * which is safe because every tool is idempotent by key.
+ */
+export function createGateActivities(deps: GateActivityDeps): GateActivities {
+  return {
+    recordAuditEvent: (event) => deps.audit.append(event),
+    deliverWebhooks: deps.deliverWebhooks,
+    recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) => deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
+    reviseToolCall: ({ domain, session_id, tool, input, patch }) => deps.domains.get(domain).revise(session_id, tool, input, patch),
+    async executeTool({ domain, session_id, tool, input, idempotency_key }) {
+      try {
+        return await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
+      } catch (err) {
+        if ((err as { retryable?: boolean }).retryable === true) throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        throw ApplicationFailure.create({ type: 'ToolFailed', message, nonRetryable: true });
+      }
+    },
+  };
+}

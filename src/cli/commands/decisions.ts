@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { approvalsProgress, formatApproval, text } from '../format-approvals';
+import type { DecisionInput, Json } from '../http';
+import { emit, type CliIo } from '../io';
+import { clientFor, parseJsonObject, withApi, type ApiOptions } from '../options';
+
+interface DecideOptions extends ApiOptions {
+  note?: string;
+  reason?: string;
+  args?: Record<string, unknown>;
+}
+
+/**
+ * Reads the request first, so the decision names the exact payload_sha256 the reviewer
+ * is shown (a decision on another payload is refused by the server), then decides.
+ */
+async function decide(io: CliIo, id: string, opts: DecideOptions, decision: DecisionInput['decision']): Promise<void> {
+  const client = clientFor(opts, 'reviewer');
+  const request = await client.getApproval(id);
+  if (!opts.json) io.out(`${verb(decision)} this request:\n${formatApproval(request)}\n`);
+  const body: DecisionInput = { decision, payload_sha256: text(request, 'payload_sha256') };
+  if (opts.note !== undefined) body.note = opts.note;
+  if (opts.reason !== undefined) body.reason = opts.reason;
+  if (opts.args !== undefined) body.args = opts.args;
+  const result = await client.decide(id, body);
+  emit(io, opts.json, result, () => outcomeLine(id, result));
+}
+
+function verb(d: DecisionInput['decision']): string {
+  return d === 'approve' ? 'Approving' : d === 'reject' ? 'Rejecting' : 'Modifying and approving';
+}
+
+/** One line saying where the request stands after the decision. */
+export function outcomeLine(id: string, result: Json): string {
+  const status = text(result, 'status');
+  const progress = approvalsProgress(result);
+  if (status === 'requested') return `vote recorded on ${id}: ${progress} approvals; waiting for more reviewers`;
+  return `${id} is now ${status || 'decided'} (${progress} approvals)`;
+}
+
+/** `gate approve`, `gate reject`, `gate modify`: reviewer decisions (reviewer key). */
+export function decisionCommands(io: CliIo): Command[] {
+  const approve = withApi(new Command('approve').description('approve a request').argument('<id>', 'request id'))
+    .option('--note <note>', 'justification for the audit trail')
+    .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'approve'));
+  const reject = withApi(new Command('reject').description('reject a request; the reason goes back to the agent').argument('<id>', 'request id'))
+    .requiredOption('--reason <reason>', 'why (required)')
+    .option('--note <note>', 'extra note for the audit trail')
+    .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'reject'));
+  const modify = withApi(new Command('modify').description('approve with changed args (validated like any input)').argument('<id>', 'request id'))
+    .requiredOption('--args <json>', 'replacement args as a JSON object, merged over the requested ones', parseJsonObject)
+    .option('--note <note>', 'justification for the audit trail')
+    .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'modify'));
+  return [approve, reject, modify];
+}

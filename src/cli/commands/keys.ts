@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { loadConfig } from '../../config';
+import { emit, type CliIo } from '../io';
+import { withJson } from '../options';
+
+interface CreateOptions {
+  json?: boolean;
+  kind: 'agent' | 'reviewer';
+  id: string;
+}
+
+/**
+ * `gate keys create`: writes a key's hash straight into the store in GATE_DATA_DIR (or
+ * GATE_DATABASE_URL) and prints the key itself once; it cannot be shown again.
+ */
+export function keysCommand(io: CliIo): Command {
+  const cmd = new Command('keys').description('manage API keys');
+  withJson(cmd.command('create').description('create an agent or reviewer key; prints it once'))
+    .addOption(new Option('--kind <kind>', 'agent (requests, consumes) or reviewer (decides)').choices(['agent', 'reviewer']).makeOptionMandatory())
+    .requiredOption('--id <name>', 'key id: the agent or reviewer name shown in the audit trail')
+    .action(async (opts: CreateOptions) => {
+      const created = await createKey(opts.kind, opts.id);
+      const out = { id: created.id, kind: created.kind, key: created.key };
+      emit(io, opts.json, out, () => `created ${out.kind} key "${out.id}":\n\n  ${out.key}\n`);
+      if (!opts.json) io.err('warning: this key is shown only once and only its hash is stored; keep it now.');
+    });
+  return cmd;
+}
+
+async function createKey(kind: 'agent' | 'reviewer', id: string): Promise<{ id: string; kind: string; key: string }> {
+  // Loaded lazily: other commands must not open SQLite.
+  const { openDb } = await import('../../store/db');
+  const { KeyStore } = await import('../../store/key-store');
+  const cfg = loadConfig();
+  const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
+  try {
+    const store = new KeyStore(db);
+    await store.migrate();
+    return await store.create(kind, id);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,44 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config';
+import { emit, type CliIo } from '../io';
+import { withJson } from '../options';
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(s);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/**
+ * `gate dev`, `gate worker`, `gate api`: the long-running parts. Each loads its module
+ * lazily, so the short commands never pull in Temporal or fastify.
+ */
+export function serviceCommands(io: CliIo): Command[] {
+  const dev = withJson(new Command('dev').description('start an embedded Temporal dev server, the worker and the HTTP API')).action(async () => {
+    const { runDev } = await import('../../dev/dev-stack');
+    await runDev();
+  });
+  const worker = withJson(new Command('worker').description('run the worker against TEMPORAL_ADDRESS')).action(async () => {
+    const { runWorker } = await import('../../worker');
+    await runWorker();
+  });
+  const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(async (opts: { json?: boolean }) => {
+    const { startApiServer } = await import('../../api/server');
+    const server = await startApiServer(loadConfig());
+    emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
+    await untilSignal();
+    await server.close();
+  });
+  const mcp = withJson(new Command('mcp').description('serve the MCP tools request_action_approval and check_approval_status on stdio')).action(async () => {
+    const { runMcpServer } = await import('../../mcp/server');
+    await runMcpServer();
+  });
+  return [dev, worker, api, mcp];
+}

@@ -1,0 +1,37 @@
+import { ApiError, GateCliError, UnreachableError } from './errors';
+import { CommanderError } from 'commander';
+
+/** Where a command writes; the real process streams, or buffers in tests. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** stdout and stderr of this process. */
+export const processIo: CliIo = {
+  out: (t) => void process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  err: (t) => void process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+/** Prints `json` verbatim (pretty) with `--json`, else the human text. */
+export function emit(io: CliIo, json: boolean | undefined, value: unknown, human: () => string): void {
+  io.out(json ? JSON.stringify(value, null, 2) : human());
+}
+
+/**
+ * What a failed command prints on stderr: `error: <code>: <message>` and the details
+ * for server refusals, the message for our own errors, the stack for bugs. Commander
+ * errors are already printed by commander, so they yield nothing.
+ */
+export function describeError(err: unknown): string | undefined {
+  if (err instanceof CommanderError) return undefined;
+  if (err instanceof ApiError) {
+    const lines = [`error: ${err.code}: ${err.message}`];
+    if (err.details !== undefined) lines.push(JSON.stringify(err.details, null, 2));
+    if (err.status === 401) lines.push('hint: pass --key or set GATE_API_KEY');
+    return lines.join('\n');
+  }
+  if (err instanceof UnreachableError) return `error: unreachable: ${err.message} (is \`gate dev\` or \`gate api\` running? set GATE_API_URL)`;
+  if (err instanceof GateCliError) return `error: ${err.message}`;
+  return `error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+}

@@ -1,0 +1,104 @@
+import {
+  checkPayload,
+  CreateApprovalBody,
+  defaultIdempotencyKey,
+  EvidencePayload,
+  payloadSha256,
+  requestIdFor,
+} from '../core/evidence';
+import type { GateInput } from '../core/gate-state';
+import { digest } from '../core/hashing';
+import { GateError, invalidInput } from './gate-error';
+
+/** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
+export const DEFAULT_TTL_SECONDS = 3600;
+
+/** Who asks, as the API authenticated it. */
+export interface CreateCaller {
+  /** The caller's agent key id; the body's agent_id must equal it (filled when absent). */
+  agentId: string;
+  /** The `Idempotency-Key` header; default hash(trigger_event_id + action + target). */
+  idempotencyKey?: string;
+}
+
+/** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
+export interface PreparedCreate {
+  requestId: string;
+  idempotencyKey: string;
+  input: GateInput;
+}
+
+/**
+ * Validates a create body and builds the gate's input. Nothing is stored here, so a
+ * refusal leaves no trace. Throws GateError: 422 schema or secrets (with the paths),
+ * 413 over 64 KB of canonical JSON, 403 when body.agent_id is not the caller.
+ */
+export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.now()): PreparedCreate {
+  const parsed = CreateApprovalBody.safeParse(body);
+  if (!parsed.success) throw invalidInput('approval request', parsed.error);
+  const b = parsed.data;
+  if (b.agent_id !== undefined && b.agent_id !== caller.agentId) {
+    throw new GateError(403, 'agent_mismatch', `agent_id "${b.agent_id}" is not the caller; this key belongs to "${caller.agentId}"`, { path: '$.agent_id' });
+  }
+  if (b.executor === 'tool') {
+    // A tool gate needs a domain session to run in; only an agent run can give it one.
+    throw new GateError(422, 'invalid_request', 'executor "tool" is only for gates started by an agent run; use "external"', [{ path: '$.executor', message: 'not available here' }]);
+  }
+  const expiresAt = deadline(b, nowMs);
+  const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
+  const requestId = requestIdFor(idempotencyKey);
+  const payload = EvidencePayload.parse({
+    request_id: requestId,
+    correlation_id: b.correlation_id,
+    agent_id: caller.agentId,
+    trigger_event_id: b.trigger_event_id,
+    action: b.action,
+    target: b.target,
+    summary: b.summary,
+    blast_radius: b.blast_radius,
+    args: b.args,
+    preconditions: b.preconditions,
+    ...(b.snapshot ? { snapshot: b.snapshot } : {}),
+    ...(b.interaction ? { interaction: b.interaction } : {}),
+    idempotency_key: idempotencyKey,
+    expires_at: expiresAt,
+  });
+  const problem = checkPayload(payload);
+  if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
+  if (problem) {
+    throw new GateError(422, problem.code, problem.message, (problem.paths ?? []).map((path) => ({ path, message: 'looks like a credential or card number' })));
+  }
+  return {
+    requestId,
+    idempotencyKey,
+    input: {
+      payload,
+      payload_sha256: payloadSha256(payload),
+      approvals_required: b.approvals_required,
+      executor: b.executor,
+      consume_ttl_seconds: b.consume_ttl_seconds,
+      ...(b.escalate_before_seconds ? { escalate_before_seconds: b.escalate_before_seconds } : {}),
+      // What the caller asked for, without what the server fills (ids, hashes, a ttl-derived
+      // deadline): a retry of the same body has the same digest even a minute later.
+      create_sha256: digest({ ...b, agent_id: caller.agentId }),
+    },
+  };
+}
+
+function deadline(b: CreateApprovalBody, nowMs: number): string {
+  if (b.ttl_seconds !== undefined && b.expires_at !== undefined) {
+    throw new GateError(422, 'invalid_request', 'give ttl_seconds or expires_at, not both', [{ path: '$.expires_at', message: 'conflicts with ttl_seconds' }]);
+  }
+  if (b.expires_at === undefined) return new Date(nowMs + (b.ttl_seconds ?? DEFAULT_TTL_SECONDS) * 1000).toISOString();
+  const at = Date.parse(b.expires_at);
+  if (!(at > nowMs)) throw new GateError(422, 'invalid_request', `expires_at ${b.expires_at} is not in the future`, [{ path: '$.expires_at', message: 'must be in the future' }]);
+  return new Date(at).toISOString();
+}
+
+function checkKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (key.length < 1 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new GateError(422, 'invalid_request', 'Idempotency-Key must be 1 to 256 printable ASCII characters without spaces', [{ path: 'header:Idempotency-Key', message: 'invalid' }]);
+  }
+  return key;
+}

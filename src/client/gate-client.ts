@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { verifyChain, type AuditEvent } from '../core/audit';
+import { DecisionMessage, type DecisionResult } from '../core/decision';
+import type { GateInput, GateState } from '../core/gate-state';
+import type { AuditStore } from '../store/audit-store';
+import type { approvalGateWorkflow } from '../workflows/approval-gate';
+import {
+  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery,
+  GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, type ConsumeResult,
+} from '../workflows/definitions';
+import { prepareCreate, type CreateCaller } from './create-request';
+import { GateError, invalidInput } from './gate-error';
+import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, listQuery, type GateMemo, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
+import { explain, isUnanswered, notFound, type Existence } from './temporal-errors';
+
+export interface GateClientOptions {
+  /** Task queue the gate workers poll. */
+  taskQueue: string;
+  /** Temporal namespace; the client's own when absent. */
+  namespace?: string;
+  /** The audit store, read when no worker can answer the audit query. */
+  audit?: AuditStore;
+  /** How long a query waits for a worker before `get`/`audit` fall back (default 5 s). */
+  queryTimeoutMs?: number;
+  /** How long an update waits for a worker before failing with 503 (default 30 s). */
+  updateTimeoutMs?: number;
+}
+
+/** Result of `create`: `created` false means an idempotent replay of an existing request. */
+export interface CreateResult {
+  created: boolean;
+  request: RequestRef;
+}
+
+/** A request's audit trail and whether its hash chain verifies. */
+export interface AuditView {
+  request_id: string;
+  /** `workflow`: the gate's own chain; `store`: the append-only store (no worker answered). */
+  source: 'workflow' | 'store';
+  verified: boolean;
+  count: number;
+  problem?: { index: number; reason: string };
+  events: AuditEvent[];
+}
+
+/**
+ * The one place that talks to gate workflows; the API, the CLI and the MCP server use it.
+ * Every method throws GateError for what the caller can act on (404, 409, 403, 422, 413,
+ * 503) and lets anything else (an outage, a bug) through unchanged.
+ */
+export class GateClient {
+  private readonly client: Client;
+  private readonly queryMs: number;
+  private readonly updateMs: number;
+
+  constructor(client: Client, private readonly options: GateClientOptions) {
+    const ns = options.namespace;
+    this.client = ns && ns !== client.options.namespace ? new Client({ connection: client.connection, namespace: ns, dataConverter: client.options.dataConverter }) : client;
+    this.queryMs = options.queryTimeoutMs ?? 5000;
+    this.updateMs = options.updateTimeoutMs ?? 30_000;
+  }
+
+  /**
+   * Opens a request, or returns the one its idempotency key already opened. Concurrent
+   * creates with one key start one workflow (USE_EXISTING); the caller whose nonce is in
+   * the memo created it. Throws 422/413/403 (see `prepareCreate`), 409 when the key was
+   * used with another payload.
+   */
+  async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
+    const { requestId, input } = prepareCreate(body, caller);
+    const nonce = randomUUID();
+    const p = input.payload;
+    const memo: GateMemo = {
+      request_id: requestId, create_sha256: input.create_sha256, creation_nonce: nonce, summary: p.summary, action: p.action,
+      target: p.target, agent_id: p.agent_id, payload_sha256: input.payload_sha256, expires_at: p.expires_at,
+      approvals_required: input.approvals_required, executor: input.executor,
+    };
+    try {
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
+        workflowId: requestId,
+        taskQueue: this.options.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: GATE_STATUS, value: 'requested' },
+          { key: GATE_ACTION, value: p.action },
+          { key: GATE_AGENT, value: p.agent_id },
+          { key: GATE_TARGET, value: p.target },
+        ],
+        memo: memo as unknown as Record<string, unknown>,
+        ...uiText(input),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // closed: an existing request
+    }
+    const desc = await this.describe(requestId);
+    const m = memoOf(desc);
+    if (m.creation_nonce === nonce) {
+      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: p.expires_at, payload_sha256: input.payload_sha256 } };
+    }
+    if (m.create_sha256 === input.create_sha256) {
+      return { created: false, request: { request_id: requestId, status: statusOf(desc), expires_at: m.expires_at ?? '', payload_sha256: m.payload_sha256 ?? '' } };
+    }
+    throw new GateError(409, 'idempotency_conflict', `idempotency key reused with another payload: ${requestId} was created from different content`, { request_id: requestId });
+  }
+
+  /** The gate's live state; after ~5 s without a worker, what visibility knows (`stale: true`). Throws 404. */
+  async get(id: string): Promise<GateView> {
+    checkId(id);
+    try {
+      return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
+    } catch (err) {
+      if (!isUnanswered(err)) throw await this.explain(err, id);
+    }
+    const desc = await this.describe(id);
+    if (desc.status.name === 'COMPLETED') {
+      // A finished gate returned its final state: authoritative, no worker needed.
+      const final = await this.deadline(this.queryMs, () => this.handle(id).result()).catch(() => undefined);
+      if (final) return { ...final, stale: false };
+    }
+    return { ...summaryOf(desc), stale: true, workflow_status: desc.status.name };
+  }
+
+  /** Gates by status / target / agent from Temporal visibility (eventually consistent), newest first. */
+  async list(filter: ListFilter = {}): Promise<GateSummary[]> {
+    const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
+    const out: GateSummary[] = [];
+    for await (const info of this.client.workflow.list({ query: listQuery(filter), pageSize: Math.min(limit, 100) })) {
+      out.push(summaryOf(info));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
+  async decide(id: string, message: DecisionMessage): Promise<DecisionResult> {
+    const msg = parseDecision(message);
+    return this.call(id, () => this.handle(id).executeUpdate(decideUpdate, { args: [msg], updateId: msg.decision_id }));
+  }
+
+  /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
+  async signalDecision(id: string, message: DecisionMessage): Promise<void> {
+    const msg = parseDecision(message);
+    await this.call(id, () => this.handle(id).signal(decideSignal, msg));
+  }
+
+  /** Takes the approved args, exactly once (external executor). Throws 409 when not approved or already consumed, 403 for another agent. */
+  async consume(id: string, consumerId: string): Promise<ConsumeResult> {
+    return this.call(id, () => this.handle(id).executeUpdate(consumeUpdate, { args: [{ consumer_id: consumerId }] }));
+  }
+
+  /** Withdraws a pending request as its agent. Throws 409 once decided, 403 for another agent. */
+  async cancel(id: string, agentId: string, reason?: string): Promise<GateState> {
+    const msg = { actor_id: agentId, actor_type: 'agent' as const, ...(reason ? { reason } : {}) };
+    return this.call(id, () => this.handle(id).executeUpdate(cancelUpdate, { args: [msg] }));
+  }
+
+  /** The hash-chained trail (from the gate, else from the store) and whether it verifies. Throws 404. */
+  async audit(id: string): Promise<AuditView> {
+    checkId(id);
+    let events: AuditEvent[];
+    let source: AuditView['source'] = 'workflow';
+    try {
+      events = await this.deadline(this.queryMs, () => this.handle(id).query(getAuditQuery));
+    } catch (err) {
+      if (!isUnanswered(err) || !this.options.audit) throw await this.explain(err, id);
+      source = 'store';
+      events = await this.options.audit.list(id);
+      if (events.length === 0 && !(await this.existence(id)).exists) throw notFound(id);
+    }
+    const v = verifyChain(events);
+    return { request_id: id, source, verified: v.ok, count: events.length, ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }), events };
+  }
+
+  /** Resolves when Temporal answers for this namespace; throws 503 otherwise. */
+  async health(): Promise<{ temporal: 'reachable'; namespace: string }> {
+    const namespace = this.client.options.namespace;
+    try {
+      await this.deadline(3000, () => this.client.workflowService.describeNamespace({ namespace }));
+      return { temporal: 'reachable', namespace };
+    } catch (err) {
+      throw new GateError(503, 'temporal_unreachable', `Temporal is not reachable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private handle(id: string) {
+    return this.client.workflow.getHandle<typeof approvalGateWorkflow>(id);
+  }
+
+  private deadline<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+    return this.client.connection.withDeadline(Date.now() + ms, fn);
+  }
+
+  private async call<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    checkId(id);
+    try {
+      return await this.deadline(this.updateMs, fn);
+    } catch (err) {
+      throw await this.explain(err, id);
+    }
+  }
+
+  private explain(err: unknown, id: string): Promise<unknown> {
+    return explain(err, id, () => this.existence(id));
+  }
+
+  /** Describes a gate; 404 when there is none (or the workflow is not a gate). */
+  private async describe(id: string): Promise<WorkflowExecutionDescription> {
+    try {
+      const d = await this.handle(id).describe();
+      if (d.type !== GATE_WORKFLOW_TYPE) throw notFound(id);
+      return d;
+    } catch (err) {
+      throw err instanceof WorkflowNotFoundError ? notFound(id) : err;
+    }
+  }
+
+  private async existence(id: string): Promise<Existence> {
+    try {
+      const d = await this.describe(id);
+      return { exists: true, status: statusOf(d), closed: d.status.name !== 'RUNNING' };
+    } catch (err) {
+      if (err instanceof GateError && err.status === 404) return { exists: false };
+      throw err;
+    }
+  }
+}
+
+function parseDecision(message: DecisionMessage): DecisionMessage {
+  const r = DecisionMessage.safeParse(message);
+  if (!r.success) throw invalidInput('decision', r.error);
+  return r.data;
+}
+
+/** Request ids are printable ASCII; anything else cannot name a gate. */
+function checkId(id: string): void {
+  if (typeof id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(id)) throw notFound(String(id).slice(0, 200));
+}
+
+/** One-line summary and markdown details for the Temporal Web UI. */
+function uiText(input: GateInput): { staticSummary: string; staticDetails: string } {
+  const p = input.payload;
+  const json = (v: unknown, max: number): string => {
+    const s = JSON.stringify(v);
+    return s.length > max ? `${s.slice(0, max)}…` : s;
+  };
+  return {
+    staticSummary: `${p.action} on ${p.target}: ${p.summary}`.slice(0, 200),
+    staticDetails: [
+      `**${p.action}** on \`${p.target}\` by \`${p.agent_id}\``,
+      p.summary,
+      `approvals required: ${input.approvals_required} · expires ${p.expires_at}`,
+      `blast radius: \`${json(p.blast_radius, 500)}\``,
+      `args: \`${json(p.args, 2000)}\``,
+      `payload_sha256: \`${input.payload_sha256}\``,
+    ].join('\n\n'),
+  };
+}

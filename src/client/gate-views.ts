@@ -1,0 +1,99 @@
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { GateState } from '../core/gate-state';
+import type { ApprovalStatus } from '../core/lifecycle';
+import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
+import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET } from '../workflows/definitions';
+
+/** The registered workflow type of every gate. */
+export const GATE_WORKFLOW_TYPE = 'approvalGateWorkflow';
+
+/** Memo written at start: what the Web UI and a worker-less read show, and what tells a replay from a reuse. */
+export interface GateMemo {
+  request_id: string;
+  /** Digest of the create body: equal on a replay, different when a key is reused. */
+  create_sha256: string;
+  /** Random per create call: the caller whose nonce is in the memo started the workflow. */
+  creation_nonce: string;
+  summary: string;
+  action: string;
+  target: string;
+  agent_id: string;
+  payload_sha256: string;
+  expires_at: string;
+  approvals_required: number;
+  executor: string;
+}
+
+/** What `POST /v1/approvals` returns. */
+export interface RequestRef {
+  request_id: string;
+  status: string;
+  expires_at: string;
+  payload_sha256: string;
+}
+
+/** One line of `GET /v1/approvals`. */
+export interface GateSummary extends RequestRef {
+  action: string;
+  target: string;
+  agent_id: string;
+  summary: string;
+  approvals_required: number | null;
+  created_at: string;
+  /** True once the workflow has finished (the status is final). */
+  closed: boolean;
+}
+
+/** A gate as `get` returns it: the live state, or (no worker answering) what visibility knows, marked stale. */
+export type GateView = (GateState & { stale: false }) | (GateSummary & { stale: true; workflow_status: string });
+
+/** Reads the memo of a described or listed gate; undefined when it is not a gate started through this client. */
+export function memoOf(info: Pick<WorkflowExecutionInfo, 'memo'>): Partial<GateMemo> {
+  return (info.memo ?? {}) as Partial<GateMemo>;
+}
+
+/** The gate's status from its search attribute, or from the workflow status when the attribute is missing. */
+export function statusOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes' | 'status'>): string {
+  return info.typedSearchAttributes.get(GATE_STATUS) ?? info.status.name.toLowerCase();
+}
+
+/** A summary built from visibility data only (memo + search attributes). */
+export function summaryOf(info: WorkflowExecutionInfo): GateSummary {
+  const m = memoOf(info);
+  return {
+    request_id: info.workflowId,
+    status: statusOf(info),
+    action: m.action ?? info.typedSearchAttributes.get(GATE_ACTION) ?? '',
+    target: m.target ?? info.typedSearchAttributes.get(GATE_TARGET) ?? '',
+    agent_id: m.agent_id ?? info.typedSearchAttributes.get(GATE_AGENT) ?? '',
+    summary: m.summary ?? '',
+    payload_sha256: m.payload_sha256 ?? '',
+    expires_at: m.expires_at ?? '',
+    approvals_required: m.approvals_required ?? null,
+    created_at: info.startTime.toISOString(),
+    closed: info.status.name !== 'RUNNING',
+  };
+}
+
+/** Filters of `list`. */
+export interface ListFilter {
+  status?: ApprovalStatus;
+  target?: string;
+  agentId?: string;
+  /** At most this many, newest first; default 50. */
+  limit?: number;
+}
+
+/** A visibility string literal: quotes and backslashes escaped, so a target cannot change the query. */
+export function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The visibility query for a filter: only gate workflows, then status / target / agent. */
+export function listQuery(f: ListFilter): string {
+  const parts = [`WorkflowType = ${quote(GATE_WORKFLOW_TYPE)}`];
+  if (f.status) parts.push(`${SEARCH_ATTRIBUTE_NAMES.status} = ${quote(f.status)}`);
+  if (f.target) parts.push(`${SEARCH_ATTRIBUTE_NAMES.target} = ${quote(f.target)}`);
+  if (f.agentId) parts.push(`${SEARCH_ATTRIBUTE_NAMES.agent} = ${quote(f.agentId)}`);
+  return parts.join(' AND ');
+}

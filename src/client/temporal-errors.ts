@@ -1,0 +1,56 @@
+import {
+  isGrpcDeadlineError,
+  QueryNotRegisteredError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { httpStatusFor } from '../core/failure-types';
+import { GateError, snakeCase } from './gate-error';
+
+/** What the client knows about a gate that may have closed: its final status, or nothing at all. */
+export type Existence = { exists: false } | { exists: true; status: string; closed: boolean };
+
+/**
+ * Turns what Temporal threw into a GateError, or returns the error unchanged when it is
+ * not one the gate explains (a bug or an outage: the API answers 500).
+ *
+ * - an update refused by its validator or handler: `httpStatusFor(failure.type)`;
+ * - "not found": 404 when no such gate, but 409 naming the final status when the gate
+ *   exists and has closed (a late approval after expiry is a conflict, not a miss);
+ * - an update nobody accepted in time: 503, safe to retry with the same decision id.
+ */
+export async function explain(err: unknown, requestId: string, lookup: () => Promise<Existence>): Promise<unknown> {
+  if (err instanceof GateError) return err;
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    const f = err.cause;
+    const details = Array.isArray(f.details) && f.details.length === 1 ? f.details[0] : f.details ?? undefined;
+    return new GateError(httpStatusFor(f.type), snakeCase(f.type ?? 'Error'), f.message, details);
+  }
+  if (err instanceof WorkflowNotFoundError) {
+    const e = await lookup();
+    if (!e.exists) return notFound(requestId);
+    return closedConflict(requestId, e.status);
+  }
+  if (err instanceof QueryNotRegisteredError) return notFound(requestId); // a workflow, but not a gate
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err)) {
+    return new GateError(503, 'gate_unavailable', `no worker answered for ${requestId} in time; retry (a decision with the same decision_id is applied once)`);
+  }
+  return err;
+}
+
+/** 404 for a request id no gate has. */
+export function notFound(requestId: string): GateError {
+  return new GateError(404, 'not_found', `no approval request ${requestId}`);
+}
+
+/** 409 for a change sent to a gate that has finished. */
+export function closedConflict(requestId: string, status: string): GateError {
+  return new GateError(409, 'illegal_transition', `request ${requestId} is ${status} and closed; it accepts no more changes`, { status, closed: true });
+}
+
+/** True for a failure that only means "nobody answered in time / the worker is away". */
+export function isUnanswered(err: unknown): boolean {
+  return !(err instanceof WorkflowNotFoundError) && !(err instanceof QueryNotRegisteredError);
+}

@@ -1,0 +1,48 @@
+import path from 'node:path';
+
+/** Process configuration, read from the environment (DESIGN section 6). */
+export interface GateConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Set: use that Temporal server. Unset: `gate dev` starts one. */
+  temporalAddress?: string;
+  temporalPort: number;
+  temporalUiPort: number;
+  namespace: string;
+  taskQueue: string;
+  webhookUrls: string[];
+  webhookSecret?: string;
+  /** PostgreSQL URL for the domain, audit and key stores; SQLite in dataDir when unset. */
+  databaseUrl?: string;
+}
+
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new Error(`${name}=${raw} is not a valid port`);
+  return n;
+}
+
+/** Reads the configuration. Throws with the variable's name when one is malformed. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
+  return {
+    port: int('GATE_PORT', 8787, env),
+    host: env.GATE_HOST || '127.0.0.1',
+    dataDir: path.resolve(env.GATE_DATA_DIR || '.gate-data'),
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    temporalPort: int('GATE_TEMPORAL_PORT', 7233, env),
+    temporalUiPort: int('GATE_TEMPORAL_UI_PORT', 8233, env),
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.GATE_TASK_QUEUE || 'approval-gate',
+    webhookUrls: (env.GATE_WEBHOOK_URLS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
+    databaseUrl: env.GATE_DATABASE_URL || undefined,
+  };
+}
+
+/** The Temporal address a process should use: TEMPORAL_ADDRESS, or the embedded dev server's port. */
+export function temporalAddressOf(cfg: GateConfig): string {
+  return cfg.temporalAddress ?? `127.0.0.1:${cfg.temporalPort}`;
+}

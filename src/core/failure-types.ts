@@ -1,0 +1,66 @@
+/**
+ * Every failure type a workflow, update or activity of approval-gate may throw.
+ * The API maps each to one HTTP status (see `httpStatusFor`), so a refusal means
+ * the same thing whichever front door it came through.
+ */
+export const FailureType = {
+  /** The request is in a state where this event is not allowed (HTTP 409). */
+  IllegalTransition: 'IllegalTransition',
+  /** The decision names another payload_sha256 than the request's (HTTP 409). */
+  HashMismatch: 'HashMismatch',
+  /** The reviewer already voted on this request (HTTP 409). */
+  DuplicateReviewer: 'DuplicateReviewer',
+  /** The requester tried to approve its own request (HTTP 403). */
+  SelfApproval: 'SelfApproval',
+  /** Only the requesting agent may do this (HTTP 403). */
+  NotRequester: 'NotRequester',
+  /** The message does not match its schema (HTTP 422). */
+  InvalidInput: 'InvalidInput',
+  /** Modified args fail the tool's schema or domain validation (HTTP 422). */
+  InvalidArgs: 'InvalidArgs',
+  /** A decision is being applied; try again (HTTP 409). */
+  Busy: 'Busy',
+  /** An interaction response that does not fit its interaction (HTTP 422). */
+  InvalidResponse: 'InvalidResponse',
+  /** No such interaction, or it was already answered (HTTP 409/404). */
+  UnknownInteraction: 'UnknownInteraction',
+  /** The conversation history is broken (a tool call without exactly one result). */
+  BrokenConversation: 'BrokenConversation',
+  /** The scripted model has no turn left for this call. */
+  ModelExhausted: 'ModelExhausted',
+  /** A model provider failed in a way retrying will not fix. */
+  ModelError: 'ModelError',
+  /** A tool raised: an execution failure, never a policy block. */
+  ToolFailed: 'ToolFailed',
+} as const;
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+const STATUS: Record<FailureType, number> = {
+  IllegalTransition: 409,
+  HashMismatch: 409,
+  DuplicateReviewer: 409,
+  SelfApproval: 403,
+  NotRequester: 403,
+  InvalidInput: 422,
+  InvalidArgs: 422,
+  Busy: 409,
+  InvalidResponse: 422,
+  UnknownInteraction: 409,
+  BrokenConversation: 500,
+  ModelExhausted: 500,
+  ModelError: 502,
+  ToolFailed: 500,
+};
+
+/** HTTP status for a failure type; 500 for anything not in the list. */
+export function httpStatusFor(type: string | undefined | null): number {
+  if (type && Object.prototype.hasOwnProperty.call(STATUS, type)) return STATUS[type as FailureType];
+  return 500;
+}
+
+/** A refusal computed by pure code, later thrown as an ApplicationFailure. */
+export interface Refusal {
+  type: FailureType;
+  message: string;
+  details?: unknown;
+}

@@ -1,0 +1,240 @@
+import type { AuditEventType, ActorType } from './audit';
+import { DecisionMessage, type DecisionResult, type DecisionWord } from './decision';
+import type { EvidencePayload, Executor, Snapshot } from './evidence';
+import type { Refusal } from './failure-types';
+import { digest } from './hashing';
+import { type ApprovalStatus, isTerminal, transition, type LifecycleEvent } from './lifecycle';
+
+/** Input of the approvalGate workflow. */
+export interface GateInput {
+  payload: EvidencePayload;
+  payload_sha256: string;
+  approvals_required: number;
+  executor: Executor;
+  consume_ttl_seconds: number;
+  escalate_before_seconds?: number;
+  /** Digest of what the creator sent, so a replay with other content is told apart. */
+  create_sha256: string;
+  /** For the `tool` executor: the domain and session whose tool the gate runs. */
+  tool?: { domain: string; session_id: string };
+  /** Set when an agent run owns this gate. */
+  run_id?: string;
+  /** The tool call the gate stands for, within its run. */
+  call_id?: string;
+}
+
+/** One reviewer's approval (approve or modify) counted toward the quorum. */
+export interface Vote {
+  reviewer_id: string;
+  decision_id: string;
+  decision: 'approve' | 'modify';
+  note?: string;
+  at: string;
+}
+
+/** What the executing tool reported: an execution result, never a policy block. */
+export interface ToolExecution {
+  outcome: 'success' | 'failure';
+  content: string;
+  values?: Record<string, unknown>;
+  error?: string;
+  at: string;
+}
+
+/** The result of a reviewer's modification after schema, domain validation and policy. */
+export interface Modification {
+  args: Record<string, unknown>;
+  snapshot?: Snapshot;
+  /** Approvals the modified call's policy tier needs. */
+  approvals_required?: number;
+  /** Human-readable executed values, e.g. { budget: 500000 }. */
+  executed_values?: Record<string, unknown>;
+}
+
+/** The whole state of one gate: what the query returns and the API shows. */
+export interface GateState {
+  request_id: string;
+  status: ApprovalStatus;
+  payload: EvidencePayload;
+  payload_sha256: string;
+  executor: Executor;
+  approvals_required: number;
+  votes: Vote[];
+  /** The decision that settled the request. */
+  decision?: { decision: DecisionWord; reviewer_id: string; reason?: string; note?: string; at: string };
+  /** Args that will run: the requested ones, or a reviewer's modification. */
+  final_args: Record<string, unknown>;
+  final_args_sha256: string;
+  final_snapshot?: Snapshot;
+  executed_values?: Record<string, unknown>;
+  modified_by?: string;
+  created_at: string;
+  expires_at: string;
+  consume_deadline?: string;
+  consumed_at?: string;
+  consumed_by?: string;
+  /** Why the request is in its current terminal state. */
+  status_reason?: string;
+  execution?: ToolExecution;
+  run_id?: string;
+  call_id?: string;
+  /** Results by decision id: a decision delivered twice is applied once. */
+  decisions: Record<string, DecisionResult>;
+  /** True while a modification is being validated; other decisions wait. */
+  busy: boolean;
+  updated_at: string;
+}
+
+/** An audit event to append, before the chain fields are filled. */
+export interface AuditSpec {
+  event_type: AuditEventType;
+  actor_type: ActorType;
+  actor_id: string;
+  note?: string;
+  data?: Record<string, unknown>;
+}
+
+/** Fresh state for a new gate. */
+export function initialGateState(input: GateInput, now: string): GateState {
+  return {
+    request_id: input.payload.request_id,
+    status: 'requested',
+    payload: input.payload,
+    payload_sha256: input.payload_sha256,
+    executor: input.executor,
+    approvals_required: input.approvals_required,
+    votes: [],
+    final_args: input.payload.args,
+    final_args_sha256: digest(input.payload.args),
+    final_snapshot: input.payload.snapshot,
+    created_at: now,
+    expires_at: input.payload.expires_at,
+    run_id: input.run_id,
+    call_id: input.call_id,
+    decisions: {},
+    busy: false,
+    updated_at: now,
+  };
+}
+
+/** True when a decision id was applied before; its first result should be returned again. */
+export function previousDecision(s: GateState, decisionId: string): DecisionResult | undefined {
+  return Object.prototype.hasOwnProperty.call(s.decisions, decisionId) ? s.decisions[decisionId] : undefined;
+}
+
+/**
+ * Why a decision may not be applied, or null when it may. Duplicates are not refused
+ * here: check `previousDecision` first. Pure and synchronous, so update validators use it.
+ */
+export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
+  const parsed = DecisionMessage.safeParse(raw);
+  if (!parsed.success) {
+    return { type: 'InvalidInput', message: 'malformed decision', details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+  }
+  const d = parsed.data;
+  const t = transition(s.status, d.decision as LifecycleEvent);
+  if (!t.ok) return t.refusal;
+  if (d.payload_sha256 !== s.payload_sha256) {
+    return { type: 'HashMismatch', message: `decision names payload_sha256 ${d.payload_sha256.slice(0, 12)}…, but this request's payload is ${s.payload_sha256.slice(0, 12)}…: reload and review the current payload` };
+  }
+  if (d.reviewer_id === s.payload.agent_id) {
+    return { type: 'SelfApproval', message: `${d.reviewer_id} requested this action and cannot decide on it` };
+  }
+  if (s.votes.some((v) => v.reviewer_id === d.reviewer_id)) {
+    return { type: 'DuplicateReviewer', message: `${d.reviewer_id} already approved this request; ${s.approvals_required} distinct reviewers are needed` };
+  }
+  if (s.busy) return { type: 'Busy', message: 'another decision on this request is being applied; retry shortly' };
+  return null;
+}
+
+function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionResult {
+  return {
+    request_id: s.request_id,
+    decision_id: d.decision_id,
+    decision: d.decision,
+    reviewer_id: d.reviewer_id,
+    status: s.status,
+    approvals: s.votes.length,
+    approvals_required: s.approvals_required,
+    applied,
+  };
+}
+
+/**
+ * Applies a decision that `refuseDecision` accepted. For modify, `mod` carries the
+ * validated args (for the external executor they are the request's args with the
+ * reviewer's merged over them). Returns the audit events to append.
+ */
+export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod?: Modification): { result: DecisionResult; events: AuditSpec[] } {
+  const actor = { actor_type: 'human' as const, actor_id: d.reviewer_id };
+  const events: AuditSpec[] = [];
+  if (d.decision === 'reject') {
+    s.status = 'denied';
+    s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now };
+    s.status_reason = d.reason;
+    events.push({ ...actor, event_type: 'approval.denied', note: d.reason, data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) } });
+  } else {
+    if (d.decision === 'modify') {
+      const m = mod ?? { args: mergeArgs(s.final_args, d.args ?? {}) };
+      s.final_args = m.args;
+      s.final_args_sha256 = digest(m.args);
+      s.final_snapshot = m.snapshot ?? s.final_snapshot;
+      s.executed_values = m.executed_values;
+      s.modified_by = d.reviewer_id;
+      s.approvals_required = Math.max(s.approvals_required, m.approvals_required ?? 0);
+      s.votes = [];
+      events.push({ ...actor, event_type: 'approval.modified', note: d.note, data: { decision_id: d.decision_id, args: m.args, args_sha256: s.final_args_sha256, approvals_required: s.approvals_required } });
+    }
+    s.votes.push({ reviewer_id: d.reviewer_id, decision_id: d.decision_id, decision: d.decision, note: d.note, at: now });
+    if (s.votes.length >= s.approvals_required) {
+      s.status = 'approved';
+      s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now };
+      events.push({ ...actor, event_type: 'approval.approved', note: d.note, data: { decision_id: d.decision_id, reviewers: s.votes.map((v) => v.reviewer_id), args_sha256: s.final_args_sha256 } });
+    } else {
+      events.push({ ...actor, event_type: 'approval.vote_recorded', note: d.note, data: { decision_id: d.decision_id, approvals: s.votes.length, approvals_required: s.approvals_required } });
+    }
+  }
+  s.updated_at = now;
+  const result = resultOf(s, d, true);
+  s.decisions[d.decision_id] = result;
+  return { result, events };
+}
+
+/** Reviewer args merged over the requested ones (one level deep). */
+export function mergeArgs(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  return { ...base, ...patch };
+}
+
+/**
+ * Moves the gate by a system or agent event (expire, cancel, consume, invalidate).
+ * Returns a refusal when the event is illegal in the current state.
+ */
+export function applyEvent(s: GateState, event: Exclude<LifecycleEvent, 'approve' | 'modify' | 'reject'>, now: string, reason: string): Refusal | null {
+  const t = transition(s.status, event);
+  if (!t.ok) return t.refusal;
+  s.status = t.to;
+  s.status_reason = reason;
+  s.updated_at = now;
+  return null;
+}
+
+/** Why an executor may not consume now, or null. Only the requesting agent consumes. */
+export function refuseConsume(s: GateState, consumerId: string): Refusal | null {
+  if (s.status !== 'approved') {
+    const t = transition(s.status, 'consume');
+    if (!t.ok) return t.refusal;
+  }
+  if (s.executor !== 'external') return { type: 'IllegalTransition', message: 'this request is executed by its gate (tool executor); it cannot be consumed from outside' };
+  if (consumerId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may consume this approval` };
+  return null;
+}
+
+/** Why an actor may not cancel, or null. The requester or the owning run may cancel a pending request. */
+export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
+  const t = transition(s.status, 'cancel');
+  if (!t.ok) return t.refusal;
+  if (actorType === 'agent' && actorId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request` };
+  return null;
+}
+
+export { isTerminal };

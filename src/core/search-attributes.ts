@@ -1,0 +1,11 @@
+/**
+ * Custom search attribute names (all Keyword). `gate dev` and docker-compose register
+ * them; the Web UI filters on them: `GateStatus = "requested" AND GateAction = "trip.submit"`.
+ */
+export const SEARCH_ATTRIBUTE_NAMES = {
+  status: 'GateStatus',
+  action: 'GateAction',
+  agent: 'GateAgent',
+  target: 'GateTarget',
+  runId: 'GateRunId',
+} as const;

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type GateConfig } from '../config';
+import { createGateWorker, type GateWorker } from '../worker';
+import { startApiServer } from '../api/server';
+import { ensureSearchAttributes } from './search-attributes';
+import { startDevServer, type DevServer } from './temporal-cli';
+
+/** A running local stack: dev server (unless TEMPORAL_ADDRESS), worker and HTTP API. */
+export interface DevStack {
+  apiUrl: string;
+  uiUrl?: string;
+  temporalAddress: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded Temporal dev server on a SQLite file under GATE_DATA_DIR (so
+ * gates survive a restart), registers the search attributes, then the worker and the
+ * API. `log` receives the progress lines.
+ */
+export async function startDevStack(cfg: GateConfig = loadConfig(), log: (line: string) => void = (l) => console.log(l)): Promise<DevStack> {
+  fs.mkdirSync(cfg.dataDir, { recursive: true });
+  let server: DevServer | undefined;
+  let address = cfg.temporalAddress;
+  if (!address) {
+    log(`temporal: starting dev server on 127.0.0.1:${cfg.temporalPort} (state in ${path.join(cfg.dataDir, 'temporal.db')})`);
+    server = await startDevServer({
+      port: cfg.temporalPort,
+      uiPort: cfg.temporalUiPort,
+      dbFile: path.join(cfg.dataDir, 'temporal.db'),
+      logFile: path.join(cfg.dataDir, 'temporal.log'),
+      namespace: cfg.namespace,
+    });
+    address = server.address;
+  }
+  await ensureSearchAttributes(address, cfg.namespace);
+  const withAddress: GateConfig = { ...cfg, temporalAddress: address };
+  let worker: GateWorker | undefined;
+  try {
+    worker = await createGateWorker(withAddress);
+    const running = worker.run();
+    running.catch((err) => log(`worker stopped: ${String(err)}`));
+    const api = await startApiServer(withAddress);
+    const uiUrl = server?.uiUrl;
+    return {
+      apiUrl: api.url,
+      uiUrl,
+      temporalAddress: address,
+      async stop() {
+        await api.close();
+        await worker?.shutdown();
+        await server?.stop();
+      },
+    };
+  } catch (err) {
+    await worker?.shutdown().catch(() => undefined);
+    await server?.stop();
+    throw err;
+  }
+}
+
+/** `gate dev`: start everything, print the URLs and a ready line, stop cleanly on Ctrl-C. */
+export async function runDev(): Promise<void> {
+  const stack = await startDevStack();
+  console.log(`API:             ${stack.apiUrl}`);
+  console.log(`Reviewer page:   ${stack.apiUrl}/`);
+  if (stack.uiUrl) console.log(`Temporal Web UI: ${stack.uiUrl}`);
+  console.log(`Temporal:        ${stack.temporalAddress}`);
+  console.log('ready: approval-gate is running (Ctrl-C to stop)');
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      console.log('stopping…');
+      stack.stop().then(resolve, (err) => {
+        console.error(err);
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { Snapshot } from '../core/evidence';
+
+/**
+ * The Domain Adapter contract. The Workflow Loop never reads business results; it asks
+ * the adapter what is permitted, what a call turns into, and whether an approved
+ * snapshot still holds. Adding a domain means writing one adapter and its tools.
+ *
+ * `session_id` links the Workflow Session (a run id) to the Domain Session (rows in
+ * the domain store); the two share identifiers only.
+ */
+
+/** How dangerous a tool is. `read` runs without a person; `change` needs a valid approved snapshot. */
+export type RiskClass = 'read' | 'write' | 'change';
+
+/** What a tool did, as data. The loop (never the tool) turns this into the tool-result message. */
+export interface ToolOutput {
+  /** Text for the model. */
+  content: string;
+  /** Structured facts (ids, executed values) the loop and tests may read. */
+  values?: Record<string, unknown>;
+}
+
+/** One tool of a domain. Args are validated against `args` before anything else happens. */
+export interface DomainTool {
+  name: string;
+  description: string;
+  risk: RiskClass;
+  /** zod schema of the model-facing args. */
+  args: z.ZodType<Record<string, unknown>>;
+  /** Namespaced verb used as the gate's `action` (e.g. `trip.submit`). */
+  action: string;
+}
+
+/** The adapter's verdict on one proposed call. */
+export type CallPlan =
+  | {
+      policy: 'allow';
+      /** Final tool input, assembled by the adapter (never trusted from the model for change tools). */
+      input: Record<string, unknown>;
+    }
+  | {
+      policy: 'require_approval';
+      input: Record<string, unknown>;
+      approvals_required: number;
+      /** Evidence fields for the gate (the loop adds ids, TTL and the agent). */
+      evidence: {
+        action: string;
+        target: string;
+        summary: string;
+        blast_radius: Record<string, number | string>;
+        preconditions: Record<string, unknown>;
+        snapshot: Snapshot;
+      };
+    }
+  | {
+      policy: 'block';
+      /** Why, in words the model can act on. */
+      reason: string;
+    };
+
+/** Result of re-checking an approved snapshot right before execution. */
+export type RecheckResult = { ok: true } | { ok: false; mismatches: string[]; reason: string };
+
+/** Result of validating a reviewer's modification. */
+export type RevisionResult =
+  | {
+      ok: true;
+      input: Record<string, unknown>;
+      snapshot: Snapshot;
+      approvals_required: number;
+      /** The values that will really run, for the tool result and the final answer. */
+      executed_values: Record<string, unknown>;
+      summary: string;
+    }
+  | { ok: false; issues: { path: string; message: string }[] };
+
+/** A domain: its tools, its policy, and its store access. All methods are called from activities. */
+export interface DomainAdapter {
+  readonly name: string;
+  readonly tools: readonly DomainTool[];
+  /** Names of the tools the model may call now, given the domain session's state. */
+  permittedTools(sessionId: string): Promise<string[]>;
+  /** Policy and final input for one call whose args already passed the tool's schema. */
+  plan(sessionId: string, tool: string, args: Record<string, unknown>): Promise<CallPlan>;
+  /** Does the approved snapshot still match the store? Called right before execution. */
+  recheck(sessionId: string, tool: string, input: Record<string, unknown>, snapshot: Snapshot): Promise<RecheckResult>;
+  /** Validates a reviewer's modification through schema, domain validation and policy. */
+  revise(sessionId: string, tool: string, input: Record<string, unknown>, patch: Record<string, unknown>): Promise<RevisionResult>;
+  /**
+   * Runs the tool. Must be idempotent by `idempotencyKey`: a second call with the same
+   * key returns the first call's output and has no second effect. Throws on failure.
+   */
+  execute(sessionId: string, tool: string, input: Record<string, unknown>, idempotencyKey: string): Promise<ToolOutput>;
+}

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Pool, type PoolClient } from 'pg';
+
+/**
+ * The one SQL seam of every store (audit, keys, domain). SQL is written once with `?`
+ * placeholders in the common subset of SQLite and PostgreSQL; the PostgreSQL side
+ * numbers them. SQLite is the embedded default, PostgreSQL the production store.
+ */
+export interface Db {
+  readonly dialect: 'sqlite' | 'postgres';
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<{ changes: number }>;
+  /** Runs `fn` in one transaction; rolls back if it throws. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Opens PostgreSQL when `databaseUrl` is set, otherwise SQLite at `sqliteFile`. */
+export function openDb(opts: { databaseUrl?: string; sqliteFile: string }): Db {
+  return opts.databaseUrl ? new PostgresDb(new Pool({ connectionString: opts.databaseUrl, max: 5 })) : openSqlite(opts.sqliteFile);
+}
+
+export function openSqlite(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  // WAL + busy timeout: the API, the worker and the CLI share one file.
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 10000');
+  db.pragma('synchronous = NORMAL');
+  return new SqliteDb(db);
+}
+
+class SqliteDb implements Db {
+  readonly dialect = 'sqlite' as const;
+  /** Serialises transactions: one connection, and async code inside them. */
+  private lock: Promise<unknown> = Promise.resolve();
+  constructor(private readonly db: Database.Database, private readonly inTx = false) {}
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    if (!this.inTx) await this.lock;
+    return this.db.prepare(sql).all(...params.map(sqliteValue)) as T[];
+  }
+  async run(sql: string, params: unknown[] = []): Promise<{ changes: number }> {
+    if (!this.inTx) await this.lock;
+    const stmt = this.db.prepare(sql);
+    return { changes: stmt.reader ? stmt.all(...params.map(sqliteValue)).length : stmt.run(...params.map(sqliteValue)).changes };
+  }
+  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    if (this.inTx) return fn(this);
+    const result = this.lock.then(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await fn(new SqliteDb(this.db, true));
+        this.db.exec('COMMIT');
+        return out;
+      } catch (err) {
+        this.db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+    this.lock = result.catch(() => undefined);
+    return result;
+  }
+  async close(): Promise<void> {
+    await this.lock;
+    this.db.close();
+  }
+}
+
+function sqliteValue(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v !== null && typeof v === 'object' && !(v instanceof Buffer)) return JSON.stringify(v);
+  return v;
+}
+
+/** `?` -> `$1, $2…` outside of quoted strings. */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  let quoted = false;
+  let out = '';
+  for (const ch of sql) {
+    if (ch === "'") quoted = !quoted;
+    out += ch === '?' && !quoted ? `$${++n}` : ch;
+  }
+  return out;
+}
+
+type Queryable = Pool | PoolClient;
+
+class PostgresDb implements Db {
+  readonly dialect = 'postgres' as const;
+  constructor(private readonly pool: Queryable, private readonly owned = true) {}
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const r = await this.pool.query(numberPlaceholders(sql), params.map(pgValue));
+    return r.rows as T[];
+  }
+  async run(sql: string, params: unknown[] = []): Promise<{ changes: number }> {
+    const r = await this.pool.query(numberPlaceholders(sql), params.map(pgValue));
+    return { changes: r.rowCount ?? 0 };
+  }
+  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    if (!(this.pool instanceof Pool)) return fn(this);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const out = await fn(new PostgresDb(client, false));
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  async close(): Promise<void> {
+    if (this.owned && this.pool instanceof Pool) await this.pool.end();
+  }
+}
+
+function pgValue(v: unknown): unknown {
+  if (v !== null && typeof v === 'object' && !(v instanceof Buffer) && !(v instanceof Date)) return JSON.stringify(v);
+  return v;
+}

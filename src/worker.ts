@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { loadConfig, temporalAddressOf, type GateConfig } from './config';
+import { createGateActivities } from './activities/gate';
+import { createWebhookActivities } from './activities/webhooks';
+import { createDomainRegistry } from './domain/registry';
+import { createTripDomain, migrateTripStore } from './domain/trip';
+import { AuditStore } from './store/audit-store';
+import { openDb, type Db } from './store/db';
+
+/** Everything a worker process holds open. */
+export interface GateWorker {
+  worker: Worker;
+  db: Db;
+  /** Runs until shutdown() or a fatal error. */
+  run(): Promise<void>;
+  /** Stops polling, lets running tasks finish, closes connections. */
+  shutdown(): Promise<void>;
+}
+
+/** The SQLite file that holds audit events, key hashes and the domain store when no GATE_DATABASE_URL is set. */
+export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
+  return path.join(cfg.dataDir, 'gate.db');
+}
+
+/** Prebuilt workflow bundle (production) if present, else bundle from source at start. */
+function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  const bundle = process.env.GATE_WORKFLOW_BUNDLE ?? path.resolve(__dirname, 'workflow-bundle.js');
+  if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
+  return { workflowsPath: require.resolve('./workflows') };
+}
+
+/** Opens the stores, migrates them and builds a worker on the configured task queue. */
+export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<GateWorker> {
+  const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
+  const audit = new AuditStore(db);
+  await audit.migrate();
+  await migrateTripStore(db);
+  const domains = createDomainRegistry([createTripDomain(db)]);
+  const { deliverWebhooks } = createWebhookActivities({ urls: cfg.webhookUrls, secret: cfg.webhookSecret });
+  const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
+  const worker = await Worker.create({
+    connection,
+    namespace: cfg.namespace,
+    taskQueue: cfg.taskQueue,
+    ...workflowSource(),
+    activities: { ...createGateActivities({ audit, domains, deliverWebhooks }) },
+  });
+  let running: Promise<void> | undefined;
+  return {
+    worker,
+    db,
+    run() {
+      running ??= worker.run().finally(async () => {
+        await connection.close();
+        await db.close();
+      });
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
+
+/** `gate worker`: runs until SIGINT or SIGTERM. */
+export async function runWorker(): Promise<void> {
+  const w = await createGateWorker();
+  const stop = (): void => void w.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
+  await w.run();
+}
+
+if (require.main === module) {
+  runWorker().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

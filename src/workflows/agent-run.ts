@@ -1,0 +1,169 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Message, ToolCall, ToolMessage } from '../core/conversation';
+import { rewriteToolCallArgs, validateConversation } from '../core/conversation';
+import { checkInteractionResponse, type InteractionResponse } from '../core/interaction';
+import type { RunActivities } from '../activities/run-contracts';
+import { AuditTrail } from './audit-trail';
+import { GATE_AGENT, GATE_STATUS } from './definitions';
+import { refusalFailure } from './failures';
+import { runToolCall, type CallContext } from './tool-call';
+import {
+  argsFinalizedSignal,
+  getRunQuery,
+  respondInteractionUpdate,
+  type PendingInteraction,
+  type RunInput,
+  type RunStatus,
+  type RunView,
+} from './run-definitions';
+
+const model = proxyActivities<RunActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelExhausted', 'ModelError'] },
+});
+const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
+
+/**
+ * The Workflow Loop: model -> one task per tool call (policy, then the tool or a child
+ * gate) -> barrier -> results in call order -> model, until the model answers without
+ * tool calls. It owns order, waiting and resuming; the domain adapter owns meaning.
+ */
+export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
+  const view: RunView = {
+    run_id: input.run_id,
+    status: 'running',
+    goal: input.goal,
+    domain: input.domain,
+    messages: [{ role: 'user', content: input.goal }],
+    pending_approvals: [],
+    pending_interactions: [],
+  };
+  const answers = new Map<string, InteractionResponse>();
+  const denied = new Set<string>();
+  const trail = new AuditTrail(input.run_id, null, () => ({ run_id: input.run_id }));
+
+  const setStatus = (status: RunStatus): void => {
+    view.status = status;
+    upsertSearchAttributes([{ key: GATE_STATUS, value: status }]);
+    setCurrentDetails(`**${status}** · ${input.domain} · ${input.goal}` + (view.error ? `\n\nerror: ${view.error}` : ''));
+  };
+  const refreshWaiting = (): void => {
+    if (view.status !== 'running' && !view.status.startsWith('waiting')) return;
+    setStatus(view.pending_interactions.length > 0 ? 'waiting_interaction' : view.pending_approvals.length > 0 ? 'waiting_approval' : 'running');
+  };
+
+  setHandler(getRunQuery, () => view);
+  setHandler(argsFinalizedSignal, (a) => {
+    // Modify: the recorded assistant message shows the args that will execute, before the tool runs.
+    const current = findCallArgs(view.messages, a.call_id);
+    view.messages = rewriteToolCallArgs(view.messages, a.call_id, { ...current, ...(a.executed_values ?? a.args) });
+  });
+  setHandler(
+    respondInteractionUpdate,
+    (id: string, response: InteractionResponse): RunView => {
+      answers.set(id, response);
+      return view;
+    },
+    {
+      validator: (id: string, response: InteractionResponse): void => {
+        const pending = view.pending_interactions.find((p) => p.id === id);
+        if (!pending || answers.has(id)) throw refusalFailure({ type: 'UnknownInteraction', message: `no pending interaction ${id}` });
+        const problems = checkInteractionResponse(pending, response);
+        if (problems.length > 0) throw refusalFailure({ type: 'InvalidResponse', message: problems.join('; '), details: problems });
+      },
+    },
+  );
+
+  upsertSearchAttributes([{ key: GATE_AGENT, value: input.agent_id }]);
+  setStatus('running');
+  trail.append({ event_type: 'run.started', actor_type: 'agent', actor_id: input.agent_id, note: input.goal, data: { domain: input.domain, model: input.model.kind } });
+
+  const ctx: CallContext = {
+    input,
+    view,
+    denied,
+    trail,
+    refreshWaiting,
+    awaitAnswer: async (p: PendingInteraction) => {
+      view.pending_interactions.push(p);
+      refreshWaiting();
+      await condition(() => answers.has(p.id));
+      view.pending_interactions = view.pending_interactions.filter((x) => x.id !== p.id);
+      refreshWaiting();
+      return answers.get(p.id)!;
+    },
+  };
+
+  try {
+    for (let turn = 0; ; turn++) {
+      if (turn >= input.max_turns) throw ApplicationFailure.create({ type: 'ModelError', message: `no final answer after ${input.max_turns} model calls`, nonRetryable: true });
+      const problems = validateConversation(view.messages);
+      if (problems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `conversation is broken: ${problems.join('; ')}`, nonRetryable: true });
+      const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
+      const reply = await model.callModel({ model: input.model, messages: view.messages, tools: [...tools, ASK_USER_SPEC] });
+      view.messages.push(reply);
+      const calls = reply.tool_calls ?? [];
+      if (calls.length === 0) {
+        view.final_answer = reply.content;
+        break;
+      }
+      // Each call is its own task; the barrier releases only when every call has its one result.
+      const results: ToolMessage[] = await Promise.all(calls.map((c: ToolCall) => runToolCall(ctx, c)));
+      view.messages.push(...results);
+    }
+    setStatus('completed');
+    trail.append({ event_type: 'run.completed', actor_type: 'agent', actor_id: input.agent_id, note: view.final_answer });
+  } catch (err) {
+    if (isCancellation(err)) {
+      view.pending_approvals = [];
+      view.pending_interactions = [];
+      setStatus('cancelled');
+      trail.append({ event_type: 'run.cancelled', actor_type: 'system', actor_id: 'approval-gate' });
+      await CancellationScope.nonCancellable(() => trail.flush());
+      throw err;
+    }
+    view.error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    setStatus('failed');
+    trail.append({ event_type: 'run.failed', actor_type: 'system', actor_id: 'approval-gate', note: view.error });
+    await trail.flush();
+    throw err instanceof ApplicationFailure ? err : ApplicationFailure.create({ type: 'ModelError', message: view.error, nonRetryable: true, cause: err instanceof Error ? err : undefined });
+  }
+  await trail.flush();
+  return view;
+}
+
+function findCallArgs(messages: readonly Message[], callId: string): Record<string, unknown> {
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    const c = m.tool_calls?.find((t) => t.id === callId);
+    if (c) return c.args;
+  }
+  return {};
+}
+
+/** The loop's own tool for structured questions to a person (DESIGN section 5). */
+export const ASK_USER_SPEC = {
+  name: 'ask_user',
+  description: 'Ask the person a structured question and wait for the answer. type: INPUT (free text), SELECT (one of options), REVIEW_DIFF (accept/reject a change), CONFIRM (yes/no).',
+  parameters: {
+    type: 'object',
+    properties: {
+      type: { type: 'string', enum: ['INPUT', 'SELECT', 'REVIEW_DIFF', 'CONFIRM'] },
+      target: { type: 'string' },
+      prompt: { type: 'string' },
+      options: { type: 'array', items: { type: 'string' } },
+      required: { type: 'boolean' },
+    },
+    required: ['type', 'target', 'prompt'],
+  },
+};
+

@@ -1,0 +1,306 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
+import { findSecrets } from '../core/secrets';
+import {
+  applyDecision,
+  applyEvent,
+  initialGateState,
+  mergeArgs,
+  previousDecision,
+  refuseCancel,
+  refuseConsume,
+  refuseDecision,
+  type GateInput,
+  type GateState,
+  type Modification,
+} from '../core/gate-state';
+import { snapshotIdentityMismatches } from '../core/snapshot';
+import type { GateActivities } from '../activities/contracts';
+import { AuditTrail } from './audit-trail';
+import {
+  cancelSignal,
+  cancelUpdate,
+  consumeUpdate,
+  decideSignal,
+  decideUpdate,
+  GATE_ACTION,
+  GATE_AGENT,
+  GATE_RUN_ID,
+  GATE_STATUS,
+  GATE_TARGET,
+  getAuditQuery,
+  getGateQuery,
+  type ConsumeResult,
+} from './definitions';
+import { refusalFailure } from './failures';
+import { argsFinalizedSignal } from './run-definitions';
+
+const SYSTEM = 'approval-gate';
+
+const domain = proxyActivities<GateActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});
+
+const tools = proxyActivities<GateActivities>({
+  startToCloseTimeout: '5m',
+  // The tool is idempotent by key, so a retry after a crash is safe; ToolFailed is final.
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
+});
+
+const now = (): string => new Date().toISOString();
+
+/**
+ * One approval request, from `requested` to a terminal state. The workflow id is the
+ * request id. Decisions arrive by signal or update and are applied once per decision
+ * id; the TTL is a durable timer and fails closed. With the `tool` executor the gate
+ * re-checks the snapshot and runs the tool itself, keyed by the request id.
+ */
+export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
+  const state = initialGateState(input, now());
+  const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
+    request_id: state.request_id,
+    status: state.status,
+    action: state.payload.action,
+    target: state.payload.target,
+    agent_id: state.payload.agent_id,
+    summary: state.payload.summary,
+    payload_sha256: state.payload_sha256,
+    expires_at: state.expires_at,
+    ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+  }));
+
+  const publish = (): void => {
+    upsertSearchAttributes([{ key: GATE_STATUS, value: state.status }]);
+    setCurrentDetails(
+      `**${state.status}** · ${state.payload.action} on \`${state.payload.target}\`\n\n${state.payload.summary}\n\n` +
+        `approvals ${state.votes.length}/${state.approvals_required} · expires ${state.expires_at}` +
+        (state.status_reason ? `\n\nreason: ${state.status_reason}` : ''),
+    );
+  };
+
+  /** Validated modification: the domain's revise for tool gates, a secret-checked merge otherwise. */
+  const modification = async (d: DecisionMessage): Promise<Modification> => {
+    const patch = d.args ?? {};
+    if (state.executor === 'tool' && input.tool && state.final_snapshot) {
+      const r = await domain.reviseToolCall({ ...input.tool, tool: state.final_snapshot.tool, input: state.final_args, patch });
+      if (!r.ok) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: [r.issues], nonRetryable: true });
+      return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values };
+    }
+    const args = mergeArgs(state.final_args, patch);
+    const secrets = findSecrets(args, '$.args');
+    if (secrets.length > 0) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args carry secrets at ${secrets.join(', ')}`, details: [secrets.map((p) => ({ path: p, message: 'secret' }))], nonRetryable: true });
+    return { args, executed_values: patch };
+  };
+
+  const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
+    const prev = previousDecision(state, d.decision_id);
+    if (prev) return { ...prev, applied: false };
+    let refusal = refuseDecision(state, d);
+    if (refusal) throw refusalFailure(refusal);
+    let mod: Modification | undefined;
+    if (d.decision === 'modify') {
+      state.busy = true; // other decisions are refused (Busy) while the domain validates
+      try {
+        mod = await modification(d);
+      } finally {
+        state.busy = false;
+      }
+      refusal = refuseDecision(state, d); // the TTL may have fired meanwhile
+      if (refusal) throw refusalFailure(refusal);
+    }
+    const { result, events } = applyDecision(state, d, now(), mod);
+    events.forEach((e) => trail.append(e));
+    publish();
+    if (mod && input.run_id && input.call_id) {
+      // The run rewrites the recorded call with the executed values before the tool runs.
+      await getExternalWorkflowHandle(input.run_id)
+        .signal(argsFinalizedSignal, { call_id: input.call_id, request_id: state.request_id, args: mod.args, executed_values: mod.executed_values })
+        .catch(() => undefined); // a run that is gone has no conversation to fix
+    }
+    return result;
+  };
+
+  /** Refusals that reached the gate by signal have no caller to tell: audit them visibly. */
+  const auditRefusal = (d: Partial<DecisionMessage> | undefined, err: unknown): void => {
+    const message = err instanceof Error ? err.message : String(err);
+    const type = err instanceof ApplicationFailure ? err.type : 'Error';
+    trail.append({
+      event_type: 'decision.refused',
+      actor_type: 'human',
+      actor_id: typeof d?.reviewer_id === 'string' ? d.reviewer_id : 'unknown',
+      note: message,
+      data: { decision_id: d?.decision_id ?? null, decision: d?.decision ?? null, refusal: type },
+    });
+  };
+
+  const cancel = (m: CancelMessage): GateState => {
+    const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+    if (r) throw refusalFailure(r);
+    applyEvent(state, 'cancel', now(), m.reason ?? 'cancelled by the requester');
+    trail.append({ event_type: 'approval.cancelled', actor_type: m.actor_type, actor_id: m.actor_id, note: m.reason });
+    publish();
+    return state;
+  };
+
+  // Handlers are registered before the first await, so a decision sent right after creation is never lost.
+  setHandler(getGateQuery, () => state);
+  setHandler(getAuditQuery, () => trail.events);
+  setHandler(decideUpdate, decide, {
+    validator: (d: DecisionMessage): void => {
+      if (d && typeof d === 'object' && typeof d.decision_id === 'string' && previousDecision(state, d.decision_id)) return;
+      const r = refuseDecision(state, d);
+      if (r) throw refusalFailure(r);
+    },
+  });
+  setHandler(decideSignal, async (d: DecisionMessage) => {
+    try {
+      await decide(d);
+    } catch (err) {
+      if (err instanceof ApplicationFailure || err instanceof ActivityFailure) auditRefusal(d, err);
+      else throw err;
+    }
+  });
+  setHandler(consumeUpdate, (m: ConsumeMessage): ConsumeResult => {
+    const r = refuseConsume(state, m?.consumer_id);
+    if (r) throw refusalFailure(r);
+    applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
+    state.consumed_at = state.updated_at;
+    state.consumed_by = m.consumer_id;
+    trail.append({ event_type: 'approval.consumed', actor_type: 'agent', actor_id: m.consumer_id, data: { args_sha256: state.final_args_sha256 } });
+    publish();
+    return { request_id: state.request_id, args: state.final_args, args_sha256: state.final_args_sha256, payload_sha256: state.payload_sha256, consumed_at: state.consumed_at };
+  }, {
+    validator: (m: ConsumeMessage): void => {
+      const r = refuseConsume(state, m?.consumer_id);
+      if (r) throw refusalFailure(r);
+    },
+  });
+  setHandler(cancelUpdate, cancel, {
+    validator: (m: CancelMessage): void => {
+      const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+      if (r) throw refusalFailure(r);
+    },
+  });
+  setHandler(cancelSignal, (m: CancelMessage) => {
+    try {
+      cancel(m);
+    } catch (err) {
+      if (!(err instanceof ApplicationFailure)) throw err;
+      trail.append({ event_type: 'decision.refused', actor_type: m?.actor_type ?? 'agent', actor_id: m?.actor_id ?? 'unknown', note: err.message, data: { refusal: err.type, action: 'cancel' } });
+    }
+  });
+
+  upsertSearchAttributes([
+    { key: GATE_ACTION, value: state.payload.action },
+    { key: GATE_AGENT, value: state.payload.agent_id },
+    { key: GATE_TARGET, value: state.payload.target },
+    ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
+  ]);
+  trail.append({
+    event_type: 'approval.requested',
+    actor_type: 'agent',
+    actor_id: state.payload.agent_id,
+    note: state.payload.summary,
+    data: { action: state.payload.action, target: state.payload.target, approvals_required: state.approvals_required, executor: state.executor, expires_at: state.expires_at, args_sha256: state.final_args_sha256 },
+  });
+  publish();
+
+  try {
+    await awaitDecision(state, input, trail);
+    publish();
+    if (state.status === 'approved') {
+      if (state.executor === 'external') await awaitConsume(state, input, trail);
+      else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
+      publish();
+    }
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancelled from outside (the owning run was cancelled): a pending request ends cancelled.
+    if (state.status === 'requested' && !applyEvent(state, 'cancel', now(), 'the owning run was cancelled')) {
+      trail.append({ event_type: 'approval.cancelled', actor_type: 'system', actor_id: SYSTEM, note: 'the owning run was cancelled' });
+    } else if (state.status === 'approved' && !applyEvent(state, 'expire', now(), 'withdrawn before it was consumed')) {
+      trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: 'withdrawn before it was consumed' });
+    }
+    publish();
+  }
+  await CancellationScope.nonCancellable(async () => {
+    await condition(allHandlersFinished);
+    await trail.flush();
+  });
+  return state;
+}
+
+/** Waits for the quorum or a denial until expires_at; then fails closed. Sends the escalation notice on the way. */
+async function awaitDecision(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const settled = (): boolean => state.status !== 'requested' && !state.busy;
+  const deadline = Date.parse(state.expires_at);
+  if (input.escalate_before_seconds) {
+    const escalateIn = deadline - input.escalate_before_seconds * 1000 - Date.now();
+    if (escalateIn > 0 && !(await condition(settled, escalateIn)) && state.status === 'requested') {
+      trail.append({ event_type: 'approval.escalated', actor_type: 'system', actor_id: SYSTEM, note: `no decision yet; expires at ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+    }
+  }
+  const remaining = deadline - Date.now();
+  const decided = remaining > 0 ? await condition(settled, remaining) : settled();
+  if (!decided && state.status === 'requested') {
+    applyEvent(state, 'expire', now(), 'no decision before expires_at');
+    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `no decision before ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+  }
+}
+
+/** External executor: one consume before the consume deadline, or the approval expires. */
+async function awaitConsume(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const ms = input.consume_ttl_seconds * 1000;
+  state.consume_deadline = new Date(Date.now() + ms).toISOString();
+  if (!(await condition(() => state.status !== 'approved', ms))) {
+    applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');
+    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `not consumed before ${state.consume_deadline}` });
+  }
+}
+
+/**
+ * Tool executor: re-check the snapshot (identity here, store state in the adapter),
+ * then consume and run the tool once, keyed by the request id. A mismatch is a policy
+ * block (`invalidated`); an error inside the tool is an execution failure.
+ */
+async function runTool(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const snapshot = state.final_snapshot;
+  const ref = input.tool;
+  const block = (reason: string, mismatches: string[]): void => {
+    applyEvent(state, 'invalidate', now(), reason);
+    trail.append({ event_type: 'approval.invalidated', actor_type: 'system', actor_id: SYSTEM, note: reason, data: { mismatches, policy_block: true } });
+  };
+  if (!snapshot || !ref) return block('a tool gate needs a snapshot and a domain to run in', ['snapshot']);
+  const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
+  if (identity.length > 0) return block('the args to run are not the approved args', identity);
+  const check = await domain.recheckSnapshot({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
+  if (!check.ok) return block(check.reason, check.mismatches);
+  trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
+  applyEvent(state, 'consume', now(), 'executed by the gate');
+  state.consumed_at = state.updated_at;
+  state.consumed_by = SYSTEM;
+  trail.append({ event_type: 'approval.consumed', actor_type: 'system', actor_id: SYSTEM, data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id } });
+  try {
+    const out = await tools.executeTool({ ...ref, tool: snapshot.tool, input: state.final_args, idempotency_key: state.request_id });
+    state.execution = { outcome: 'success', content: out.content, values: out.values, at: now() };
+    trail.append({ event_type: 'tool.succeeded', actor_type: 'system', actor_id: SYSTEM, data: { tool: snapshot.tool, values: out.values ?? {} } });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const message = err.cause?.message ?? err.message;
+    state.execution = { outcome: 'failure', content: message, error: message, at: now() };
+    trail.append({ event_type: 'tool.failed', actor_type: 'system', actor_id: SYSTEM, note: message, data: { tool: snapshot.tool } });
+  }
+}

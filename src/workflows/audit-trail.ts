@@ -1,0 +1,69 @@
+import { proxyActivities, uuid4 } from '@temporalio/workflow';
+import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
+import type { AuditSpec } from '../core/gate-state';
+import type { GateActivities } from '../activities/contracts';
+
+const { recordAuditEvent } = proxyActivities<GateActivities>({
+  startToCloseTimeout: '30s',
+  // The store must get every event: retry until it does (durability over latency).
+  retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
+});
+
+const { deliverWebhooks } = proxyActivities<GateActivities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '1m',
+  // At least once, with backoff; after the last attempt the failure is in history.
+  retry: { initialInterval: '1s', maximumInterval: '2m', backoffCoefficient: 2, maximumAttempts: 12 },
+});
+
+/**
+ * A request's hash-chained trail inside the workflow: the chain lives in history (so
+ * replay rebuilds it), each event is also written to the append-only store, and
+ * lifecycle events go out as webhooks. Writes run in the background; `flush` awaits them.
+ */
+export class AuditTrail {
+  readonly events: AuditEvent[] = [];
+  private readonly pending: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly requestId: string,
+    private readonly payloadSha256: string | null,
+    /** Extra fields for webhook bodies (status, action, target…), read at append time. */
+    private readonly webhookData: () => Record<string, unknown>,
+  ) {}
+
+  append(spec: AuditSpec): AuditEvent {
+    const event = chainEvent(this.events[this.events.length - 1], {
+      event_id: `evt_${uuid4()}`, // workflow uuid4: deterministic on replay
+      request_id: this.requestId,
+      event_type: spec.event_type,
+      actor_type: spec.actor_type,
+      actor_id: spec.actor_id,
+      payload_sha256: this.payloadSha256,
+      note: spec.note ?? null,
+      timestamp: new Date().toISOString(), // workflow clock: deterministic
+      data: spec.data ?? {},
+    });
+    this.events.push(event);
+    this.pending.push(recordAuditEvent(event));
+    if (WEBHOOK_EVENT_TYPES.includes(event.event_type)) {
+      const delivery = deliverWebhooks({
+        message_id: `msg_${event.event_id.slice(4)}`,
+        event_type: event.event_type,
+        body: {
+          type: event.event_type,
+          timestamp: event.timestamp,
+          data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
+        },
+      });
+      // A receiver that stays down must not fail the gate; the failed attempts stay in history.
+      this.pending.push(delivery.catch(() => undefined));
+    }
+    return event;
+  }
+
+  /** Waits for every store write and webhook delivery started so far. */
+  async flush(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+}

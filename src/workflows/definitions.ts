@@ -1,0 +1,37 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { AuditEvent } from '../core/audit';
+import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
+import type { GateState } from '../core/gate-state';
+import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
+
+// Wire names are frozen: other services signal gates by these names.
+
+/** A reviewer's decision from any service; refusals are audited as `decision.refused`. */
+export const decideSignal = defineSignal<[DecisionMessage]>('decide');
+/** A reviewer's decision with an answer: the result, or the refusal from the validator. */
+export const decideUpdate = defineUpdate<DecisionResult, [DecisionMessage]>('decide');
+/** The external executor takes the approved args, exactly once. */
+export const consumeUpdate = defineUpdate<ConsumeResult, [ConsumeMessage]>('consume');
+/** The requesting agent (or its run) withdraws a pending request. */
+export const cancelUpdate = defineUpdate<GateState, [CancelMessage]>('cancel');
+export const cancelSignal = defineSignal<[CancelMessage]>('cancel');
+/** The gate's whole state. */
+export const getGateQuery = defineQuery<GateState>('getGate');
+/** The gate's hash-chained audit trail. */
+export const getAuditQuery = defineQuery<AuditEvent[]>('getAudit');
+
+/** What `consume` returns: the args to execute, which may be a reviewer's modification. */
+export interface ConsumeResult {
+  request_id: string;
+  args: Record<string, unknown>;
+  args_sha256: string;
+  payload_sha256: string;
+  consumed_at: string;
+}
+
+export const GATE_STATUS = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.status, SearchAttributeType.KEYWORD);
+export const GATE_ACTION = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.action, SearchAttributeType.KEYWORD);
+export const GATE_AGENT = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.agent, SearchAttributeType.KEYWORD);
+export const GATE_TARGET = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.target, SearchAttributeType.KEYWORD);
+export const GATE_RUN_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runId, SearchAttributeType.KEYWORD);
