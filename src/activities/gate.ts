@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DomainRegistry } from '../domain/registry';
 import type { AuditStore } from '../store/audit-store';
@@ -22,12 +23,18 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
     recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) => deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
     reviseToolCall: ({ domain, session_id, tool, input, patch }) => deps.domains.get(domain).revise(session_id, tool, input, patch),
     async executeTool({ domain, session_id, tool, input, idempotency_key }) {
+      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and
+      // retry elsewhere; the retry is safe because the tool is idempotent by key.
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
         return await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
       } catch (err) {
         if ((err as { retryable?: boolean }).retryable === true) throw err;
         const message = err instanceof Error ? err.message : String(err);
         throw ApplicationFailure.create({ type: 'ToolFailed', message, nonRetryable: true });
+      } finally {
+        clearInterval(beat);
       }
     },
   };

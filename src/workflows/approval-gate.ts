@@ -56,6 +56,7 @@ const domain = proxyActivities<GateActivities>({
 
 const tools = proxyActivities<GateActivities>({
   startToCloseTimeout: '5m',
+  heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
   // The tool is idempotent by key, so a retry after a crash is safe; ToolFailed is final.
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });

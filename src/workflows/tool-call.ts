@@ -23,6 +23,7 @@ import type { InteractionResponse } from '../core/interaction';
 const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
 const tools = proxyActivities<RunActivities>({
   startToCloseTimeout: '5m',
+  heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
 

@@ -1,0 +1,18 @@
+// Prebuilds the workflow bundle for production workers (STYLE: "a prebuilt workflow
+// bundle in production"): dist/src/workflow-bundle.js, picked up by src/worker.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+async function main(): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows') });
+  const out = path.resolve(__dirname, '..', 'dist', 'src', 'workflow-bundle.js');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, code);
+  console.log(`workflow bundle: ${out} (${code.length} bytes)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
