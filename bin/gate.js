@@ -6,7 +6,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const built = path.join(__dirname, '..', 'dist', 'src', 'cli', 'index.js');
-if (fs.existsSync(built)) {
+// GATE_CLI_FROM_SOURCE=1 forces the source, so a stale dist/ never shadows a checkout under test.
+if (fs.existsSync(built) && process.env.GATE_CLI_FROM_SOURCE !== '1') {
   require(built).run();
 } else {
   require('tsx/cjs');

@@ -44,12 +44,13 @@ if [[ $(id -u) -eq 0 ]]; then
   OWNER=postgres
   id -u "$OWNER" >/dev/null 2>&1 || OWNER=nobody
   chown -R "$OWNER" "$DIR"
-  # The owner must be able to reach DIR through its parents (mktemp makes them root-only only at DIR itself).
   if command -v runuser >/dev/null 2>&1; then
     as_owner() { runuser -u "$OWNER" -- "$@"; }
   else
     as_owner() { su -s /bin/sh "$OWNER" -c "$(printf '%q ' "$@")"; }
   fi
+  # The owner must reach DIR through its parents; a root-only parent (mode 700) would stop it.
+  as_owner test -w "$DIR" || { log "user $OWNER cannot write $DIR (a parent directory is not traversable); pass a DIR under /tmp"; exit 1; }
 fi
 
 DATA="$DIR/data"

@@ -2,11 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from './config';
-import { createGateActivities } from './activities/gate';
-import { createWebhookActivities } from './activities/webhooks';
-import { createDomainRegistry } from './domain/registry';
-import { createTripDomain, migrateTripStore } from './domain/trip';
-import { AuditStore } from './store/audit-store';
+import { createActivities } from './activities';
 import { openDb, type Db } from './store/db';
 
 /** Everything a worker process holds open. */
@@ -34,18 +30,14 @@ function workflowSource(): { workflowBundle: { codePath: string } } | { workflow
 /** Opens the stores, migrates them and builds a worker on the configured task queue. */
 export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<GateWorker> {
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
-  const audit = new AuditStore(db);
-  await audit.migrate();
-  await migrateTripStore(db);
-  const domains = createDomainRegistry([createTripDomain(db)]);
-  const { deliverWebhooks } = createWebhookActivities({ urls: cfg.webhookUrls, secret: cfg.webhookSecret });
+  const { activities } = await createActivities({ db, webhookUrls: cfg.webhookUrls, webhookSecret: cfg.webhookSecret });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
   const worker = await Worker.create({
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
     ...workflowSource(),
-    activities: { ...createGateActivities({ audit, domains, deliverWebhooks }) },
+    activities,
   });
   let running: Promise<void> | undefined;
   return {

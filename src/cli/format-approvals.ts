@@ -74,6 +74,9 @@ export function formatApproval(item: Json, now: Date = new Date()): string {
     ['blast radius', field(item, 'blast_radius') ? JSON.stringify(field(item, 'blast_radius')) : undefined],
     ['payload_sha256', text(item, 'payload_sha256')],
     ['expires', expires ? `${expires} (${relativeTime(expires, now)})` : ''],
+    ['consume by', item.consume_deadline ? String(item.consume_deadline) : undefined],
+    ['consumed', item.consumed_at ? `${String(item.consumed_at)} by ${String(item.consumed_by ?? '?')}` : undefined],
+    ['note', item.stale === true ? 'no worker answered; showing what Temporal visibility knows' : undefined],
   ]);
   const blocks = [head, `args:\n${indent(pretty(args))}`];
   if (modified) blocks.push(`args after modification (these run):\n${indent(pretty(finalArgs))}`);

@@ -13,11 +13,7 @@ import { describeError, processIo, type CliIo } from './io';
  * its parse errors are thrown, so `main` maps them to exit code 2.
  */
 export function buildProgram(io: CliIo = processIo): Command {
-  const program = new Command('gate')
-    .description('durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showHelpAfterError('(run `gate --help` for usage)');
+  const program = new Command('gate').description('durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal');
   const subcommands = [
     ...serviceCommands(io),
     approvalsCommand(io),
@@ -27,7 +23,23 @@ export function buildProgram(io: CliIo = processIo): Command {
     runCommand(io),
   ];
   for (const cmd of subcommands) program.addCommand(cmd);
+  configureTree(program, io);
   return program;
+}
+
+/** Commands built with `new Command` inherit nothing, so every node gets the settings explicitly. */
+function configureTree(cmd: Command, io: CliIo): void {
+  cmd
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`);
+  for (const sub of cmd.commands) configureTree(sub, io);
+}
+
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** Runs `gate` with `argv` (without node and script) and resolves to the exit code; never throws. */

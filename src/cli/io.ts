@@ -27,11 +27,17 @@ export function describeError(err: unknown): string | undefined {
   if (err instanceof CommanderError) return undefined;
   if (err instanceof ApiError) {
     const lines = [`error: ${err.code}: ${err.message}`];
-    if (err.details !== undefined) lines.push(JSON.stringify(err.details, null, 2));
+    if (hasContent(err.details)) lines.push(JSON.stringify(err.details, null, 2));
     if (err.status === 401) lines.push('hint: pass --key or set GATE_API_KEY');
     return lines.join('\n');
   }
   if (err instanceof UnreachableError) return `error: unreachable: ${err.message} (is \`gate dev\` or \`gate api\` running? set GATE_API_URL)`;
   if (err instanceof GateCliError) return `error: ${err.message}`;
   return `error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+}
+
+function hasContent(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  return typeof v !== 'object' || Object.keys(v).length > 0;
 }

@@ -58,7 +58,7 @@ export function statusOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttribute
 }
 
 /** A summary built from visibility data only (memo + search attributes). */
-export function summaryOf(info: WorkflowExecutionInfo): GateSummary {
+export function summaryOf(info: Omit<WorkflowExecutionInfo, 'raw'>): GateSummary {
   const m = memoOf(info);
   return {
     request_id: info.workflowId,

@@ -32,6 +32,10 @@ export const FailureType = {
   ModelError: 'ModelError',
   /** A tool raised: an execution failure, never a policy block. */
   ToolFailed: 'ToolFailed',
+  /** A webhook receiver did not answer 2xx (retried). */
+  WebhookDeliveryFailed: 'WebhookDeliveryFailed',
+  /** Webhook URLs without a valid secret (not retried). */
+  WebhookMisconfigured: 'WebhookMisconfigured',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
@@ -50,6 +54,8 @@ const STATUS: Record<FailureType, number> = {
   ModelExhausted: 500,
   ModelError: 502,
   ToolFailed: 500,
+  WebhookDeliveryFailed: 502,
+  WebhookMisconfigured: 500,
 };
 
 /** HTTP status for a failure type; 500 for anything not in the list. */

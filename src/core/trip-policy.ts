@@ -30,17 +30,18 @@ export const TRIP_LIMITS = {
 export const TRIP_POLICY_VERSION = 'trip-policy/1';
 
 /**
- * Draft content. Deliberately loose on ranges (any integer): out-of-range values must
- * reach `validateTripDraft` so a failed validation is recorded and the model is told why.
+ * Draft content. Deliberately looser than the policy (0..365 days, any non-negative
+ * budget up to 10^12): out-of-policy values must reach `validateTripDraft`, so a failed
+ * validation is recorded and the model is told why; only absurd values are schema errors.
  */
 export const TripDraftContent = z
   .object({
     /** City or place of the trip. */
     destination: z.string().trim().min(1).max(80).describe('Destination city, e.g. "Busan"'),
     /** Length of the trip in days (policy: 1 to 30). */
-    days: z.int().describe('Number of days, 1 to 30'),
+    days: z.int().min(0).max(365).describe('Number of days, 1 to 30'),
     /** Total budget in integer KRW (policy: at most 1,000,000 a day). */
-    budget: z.int().describe('Total budget in KRW, an integer'),
+    budget: z.int().min(0).max(1_000_000_000_000).describe('Total budget in KRW, an integer'),
   })
   .strict();
 export type TripDraftContent = z.infer<typeof TripDraftContent>;

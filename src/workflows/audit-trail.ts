@@ -1,7 +1,8 @@
-import { proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
 import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import type { AuditSpec } from '../core/gate-state';
-import type { GateActivities } from '../activities/contracts';
+import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
+import { webhookDeliveryWorkflow } from './webhook-delivery';
 
 const { recordAuditEvent } = proxyActivities<GateActivities>({
   startToCloseTimeout: '30s',
@@ -12,9 +13,13 @@ const { recordAuditEvent } = proxyActivities<GateActivities>({
 const { deliverWebhooks } = proxyActivities<GateActivities>({
   startToCloseTimeout: '2m',
   heartbeatTimeout: '1m',
-  // At least once, with backoff; after the last attempt the failure is in history.
-  retry: { initialInterval: '1s', maximumInterval: '2m', backoffCoefficient: 2, maximumAttempts: 12 },
+  // First attempts run inside the gate; what is still failing when the gate ends is handed
+  // to a detached webhookDeliveryWorkflow (see flush), so receivers never delay outcomes.
+  retry: { initialInterval: '1s', maximumInterval: '10s', backoffCoefficient: 2, maximumAttempts: 30 },
 });
+
+/** How long a finishing gate waits for in-flight deliveries before handing them off. */
+const HANDOFF_GRACE_MS = 3000;
 
 /**
  * A request's hash-chained trail inside the workflow: the chain lives in history (so
@@ -24,6 +29,7 @@ const { deliverWebhooks } = proxyActivities<GateActivities>({
 export class AuditTrail {
   readonly events: AuditEvent[] = [];
   private readonly pending: Promise<unknown>[] = [];
+  private readonly deliveries: { input: DeliverWebhooksInput; done: boolean }[] = [];
 
   constructor(
     private readonly requestId: string,
@@ -47,23 +53,40 @@ export class AuditTrail {
     this.events.push(event);
     this.pending.push(recordAuditEvent(event));
     if (WEBHOOK_EVENT_TYPES.includes(event.event_type)) {
-      const delivery = deliverWebhooks({
-        message_id: `msg_${event.event_id.slice(4)}`,
-        event_type: event.event_type,
-        body: {
-          type: event.event_type,
-          timestamp: event.timestamp,
-          data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
+      const d = {
+        done: false,
+        input: {
+          message_id: `msg_${event.event_id.slice(4)}`,
+          event_type: event.event_type,
+          body: {
+            type: event.event_type,
+            timestamp: event.timestamp,
+            data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
+          },
         },
-      });
-      // A receiver that stays down must not fail the gate; the failed attempts stay in history.
-      this.pending.push(delivery.catch(() => undefined));
+      };
+      this.deliveries.push(d);
+      // A receiver that is down must not fail or delay the gate; see flush.
+      void deliverWebhooks(d.input).then(() => (d.done = true), () => undefined);
     }
     return event;
   }
 
-  /** Waits for every store write and webhook delivery started so far. */
+  /**
+   * Waits for every store write; gives webhook deliveries a short grace, then hands
+   * the undelivered ones to detached workflows that keep retrying (at least once).
+   */
   async flush(): Promise<void> {
     await Promise.all(this.pending);
+    const open = (): typeof this.deliveries => this.deliveries.filter((d) => !d.done);
+    if (open().length > 0) await condition(() => open().length === 0, HANDOFF_GRACE_MS);
+    for (const d of open()) {
+      await startChild(webhookDeliveryWorkflow, {
+        workflowId: `webhook-${d.input.message_id}`,
+        args: [d.input],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      d.done = true;
+    }
   }
 }

@@ -19,7 +19,7 @@ describe('validateConversation', () => {
     { name: 'reports a second result for one call', messages: [user, calls('c1'), result('c1'), result('c1')], problems: [/message 3: second tool result for "c1" \(first in message 2\)/] },
     { name: 'reports a result without a call', messages: [user, calls('c1'), result('c1'), result('ghost')], problems: [/message 3: tool result for "ghost", which no assistant message called/] },
     { name: 'reports results out of call order', messages: [user, calls('c1', 'c2'), result('c2'), result('c1')], problems: [/message 3: tool result for "c1" comes after "c2", but was called before it/] },
-    { name: 'reports a result that comes before its call', messages: [user, result('c1'), calls('c1')], problems: [/message 1: tool result for "c1" comes before its call \(message 2\)/] },
+    { name: 'reports a result that comes before its call', messages: [user, result('c1'), calls('c1')], problems: [/message 1: tool result for "c1" comes before its call \(message 2\)/, /tool call "c1" \(message 2\) has no result/] },
     {
       name: 'reports a result after the next assistant message',
       messages: [user, calls('c1', 'c2'), result('c1'), final, result('c2')],

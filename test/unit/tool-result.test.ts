@@ -49,7 +49,10 @@ describe('toolResultMessage', () => {
     expect(invalidated).toMatch(/^Blocked by policy: the approved snapshot no longer matches \(result_version 1 != 2; result_sha256 changed\); nothing ran\./);
     expect(blocked).toBe('Blocked by policy: only draft_trip_request is permitted after a failed validation. Nothing ran.');
     expect(failure).toMatch(/^The tool ran and failed: store is read-only\./);
-    for (const policy of [invalidated, blocked]) expect(policy).not.toMatch(/failed/);
+    for (const policy of [invalidated, blocked]) {
+      expect(policy).not.toMatch(/ran and failed/);
+      expect(policy).toMatch(/nothing ran/i);
+    }
     expect(failure).not.toMatch(/Blocked by policy/);
   });
 

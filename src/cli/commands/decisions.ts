@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { approvalsProgress, formatApproval, text } from '../format-approvals';
 import type { DecisionInput, Json } from '../http';
-import { emit, type CliIo } from '../io';
+import type { CliIo } from '../io';
 import { clientFor, parseJsonObject, withApi, type ApiOptions } from '../options';
 
 interface DecideOptions extends ApiOptions {
@@ -23,7 +23,13 @@ async function decide(io: CliIo, id: string, opts: DecideOptions, decision: Deci
   if (opts.reason !== undefined) body.reason = opts.reason;
   if (opts.args !== undefined) body.args = opts.args;
   const result = await client.decide(id, body);
-  emit(io, opts.json, result, () => outcomeLine(id, result));
+  if (opts.json) return io.out(JSON.stringify(result, null, 2));
+  io.out(outcomeLine(id, result));
+  if (decision === 'modify') {
+    // The server may merge and revalidate the args: show the ones that will really run.
+    const after = await client.getApproval(id);
+    io.out(`args that will run:\n${JSON.stringify(after.final_args ?? body.args, null, 2)}`);
+  }
 }
 
 function verb(d: DecisionInput['decision']): string {

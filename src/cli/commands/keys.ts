@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../../config';
+import { GateCliError, UsageError } from '../errors';
 import { emit, type CliIo } from '../io';
 import { withJson } from '../options';
 
@@ -30,14 +31,19 @@ export function keysCommand(io: CliIo): Command {
 
 async function createKey(kind: 'agent' | 'reviewer', id: string): Promise<{ id: string; kind: string; key: string }> {
   // Loaded lazily: other commands must not open SQLite.
-  const { openDb } = await import('../../store/db');
-  const { KeyStore } = await import('../../store/key-store');
+  const { openDb } = require('../../store/db') as typeof import('../../store/db');
+  const { KeyExistsError, KeyStore } = require('../../store/key-store') as typeof import('../../store/key-store');
   const cfg = loadConfig();
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   try {
     const store = new KeyStore(db);
     await store.migrate();
     return await store.create(kind, id);
+  } catch (err) {
+    if (err instanceof KeyExistsError) throw new GateCliError(`${err.message}; pick another --id`);
+    // The store validates kind and id before touching the database: those are usage errors.
+    if (err instanceof Error && /^key (kind|id) /.test(err.message)) throw new UsageError(err.message);
+    throw err;
   } finally {
     await db.close();
   }

@@ -17,27 +17,28 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 }
 
 /**
- * `gate dev`, `gate worker`, `gate api`: the long-running parts. Each loads its module
- * lazily, so the short commands never pull in Temporal or fastify.
+ * `gate dev`, `gate worker`, `gate api`, `gate mcp`: the long-running parts. Each loads
+ * its module lazily with `require` (not `import()`, which tsx leaves as an ESM import),
+ * so the short commands never pull in Temporal or fastify.
  */
 export function serviceCommands(io: CliIo): Command[] {
   const dev = withJson(new Command('dev').description('start an embedded Temporal dev server, the worker and the HTTP API')).action(async () => {
-    const { runDev } = await import('../../dev/dev-stack');
+    const { runDev } = require('../../dev/dev-stack') as typeof import('../../dev/dev-stack');
     await runDev();
   });
   const worker = withJson(new Command('worker').description('run the worker against TEMPORAL_ADDRESS')).action(async () => {
-    const { runWorker } = await import('../../worker');
+    const { runWorker } = require('../../worker') as typeof import('../../worker');
     await runWorker();
   });
   const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(async (opts: { json?: boolean }) => {
-    const { startApiServer } = await import('../../api/server');
+    const { startApiServer } = require('../../api/server') as typeof import('../../api/server');
     const server = await startApiServer(loadConfig());
     emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
     await untilSignal();
     await server.close();
   });
   const mcp = withJson(new Command('mcp').description('serve the MCP tools request_action_approval and check_approval_status on stdio')).action(async () => {
-    const { runMcpServer } = await import('../../mcp/server');
+    const { runMcpServer } = require('../../mcp/server') as typeof import('../../mcp/server');
     await runMcpServer();
   });
   return [dev, worker, api, mcp];

@@ -1,0 +1,30 @@
+import type { Db } from '../store/db';
+import { AuditStore } from '../store/audit-store';
+import { createDomainRegistry, type DomainRegistry } from '../domain/registry';
+import { createTripDomain, migrateTripStore } from '../domain/trip';
+import { createModel as defaultCreateModel } from '../models';
+import type { Model, ModelSpec } from '../models/spec';
+import { createGateActivities } from './gate';
+import { createRunActivities } from './run';
+import { createWebhookActivities } from './webhooks';
+
+export interface ActivityOptions {
+  db: Db;
+  webhookUrls?: string[];
+  webhookSecret?: string;
+  createModel?: (spec: ModelSpec) => Model;
+}
+
+/** Migrates the stores on `db` and returns every activity the worker registers, plus the pieces tests inspect. */
+export async function createActivities(o: ActivityOptions): Promise<{ activities: Record<string, (...args: never[]) => Promise<unknown>>; audit: AuditStore; domains: DomainRegistry }> {
+  const audit = new AuditStore(o.db);
+  await audit.migrate();
+  await migrateTripStore(o.db);
+  const domains = createDomainRegistry([createTripDomain(o.db)]);
+  const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
+  const activities = {
+    ...createGateActivities({ audit, domains, deliverWebhooks }),
+    ...createRunActivities({ domains, createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)) }),
+  };
+  return { activities, audit, domains };
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { DecisionBody } from '../core/decision';
+import { ApprovalStatus } from '../core/lifecycle';
+import type { GateClient } from '../client/gate-client';
+import { GateError, invalidInput } from '../client/gate-error';
+import { principalOf, type RequireKey } from './auth';
+
+type WithId = { Params: { id: string } };
+
+const ListQuery = z
+  .object({
+    status: z.enum(ApprovalStatus).optional(),
+    target: z.string().min(1).max(500).optional(),
+    agent_id: z.string().min(1).max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+
+const CancelBody = z.object({ reason: z.string().trim().min(1).max(2000).optional() }).strict();
+
+/** Empty query values mean "no filter", as in `?status=&target=`. */
+function dropEmpty(q: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
+}
+
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (Array.isArray(header)) throw new GateError(422, 'invalid_request', 'send one Idempotency-Key header, not several');
+  return header;
+}
+
+/**
+ * The approval routes of DESIGN section 6. Agents create, consume and cancel; reviewers
+ * decide; either kind reads. Every refusal is thrown as GateError and answered by the
+ * server's error handler.
+ */
+export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKey: RequireKey): void {
+  const agent = requireKey('agent');
+  const reviewer = requireKey('reviewer');
+  const anyKey = requireKey();
+
+  app.post('/v1/approvals', { onRequest: agent }, async (req, reply) => {
+    const caller = { agentId: principalOf(req).id, idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']) };
+    const { created, request } = await gate.create(req.body, caller);
+    void reply.code(created ? 201 : 200).header('location', `/v1/approvals/${request.request_id}`);
+    return request;
+  });
+
+  app.get('/v1/approvals', { onRequest: anyKey }, async (req) => {
+    const q = ListQuery.safeParse(dropEmpty(req.query));
+    if (!q.success) throw invalidInput('query', q.error);
+    const approvals = await gate.list({ status: q.data.status, target: q.data.target, agentId: q.data.agent_id, limit: q.data.limit });
+    return { approvals };
+  });
+
+  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) => gate.get(req.params.id));
+
+  app.post<WithId>('/v1/approvals/:id/decision', { onRequest: reviewer }, async (req) => {
+    const body = DecisionBody.safeParse(req.body ?? {});
+    if (!body.success) throw invalidInput('decision', body.error);
+    const { decision_id, ...rest } = body.data;
+    return gate.decide(req.params.id, { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id });
+  });
+
+  app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) => gate.consume(req.params.id, principalOf(req).id));
+
+  app.post<WithId>('/v1/approvals/:id/cancel', { onRequest: agent }, async (req) => {
+    const body = CancelBody.safeParse(req.body ?? {});
+    if (!body.success) throw invalidInput('cancel', body.error);
+    const state = await gate.cancel(req.params.id, principalOf(req).id, body.data.reason);
+    return { request_id: state.request_id, status: state.status, status_reason: state.status_reason, updated_at: state.updated_at };
+  });
+
+  app.get<WithId>('/v1/approvals/:id/audit', { onRequest: anyKey }, async (req) => gate.audit(req.params.id));
+}

@@ -1,0 +1,39 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { GateError } from '../client/gate-error';
+import type { KeyKind, KeyStore, Principal } from '../store/key-store';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key's owner; set by `requireKey`. */
+    principal?: Principal;
+  }
+}
+
+/** A route hook that authenticates the caller; builds for one key kind or for any. */
+export type RequireKey = (kind?: KeyKind) => onRequestAsyncHookHandler;
+
+/**
+ * Authentication as an `onRequest` hook, so an unauthenticated body is never parsed.
+ * Throws 401 without `Authorization: Bearer <key>` or with an unknown key, 403 when the
+ * key is of the other kind (an agent key on a decision).
+ */
+export function keyAuth(keys: KeyStore): RequireKey {
+  return (kind) =>
+    async function authenticate(req: FastifyRequest): Promise<void> {
+      const header = req.headers.authorization;
+      const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+      if (!m) throw new GateError(401, 'unauthenticated', 'send an API key as "Authorization: Bearer <key>"');
+      const principal = await keys.authenticate(m[1]!);
+      if (!principal) throw new GateError(401, 'unauthenticated', 'unknown API key');
+      if (kind && principal.kind !== kind) {
+        throw new GateError(403, 'wrong_key_kind', `this endpoint needs a ${kind} key; "${principal.id}" authenticated with a ${principal.kind} key`);
+      }
+      req.principal = principal;
+    };
+}
+
+/** The authenticated caller; throws 401 if a route forgot its hook. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new GateError(401, 'unauthenticated', 'this route needs an API key');
+  return req.principal;
+}

@@ -1,0 +1,63 @@
+import { ServiceError } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { MAX_PAYLOAD_BYTES } from '../core/evidence';
+import { GateError, snakeCase } from '../client/gate-error';
+
+/** Fastify's raw body limit: the 64 KB payload plus room for the envelope (ttl, executor…). The payload itself is checked as canonical JSON. */
+export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
+
+/**
+ * Any thrown value as the `{ error: { code, message, details? } }` the API promises.
+ * GateError passes through; so does any error of the same shape (`status` + `code`, such
+ * as another router's RunError). Fastify's own 4xx keep their status. Anything else is a
+ * 500 whose details stay in the log, or 503 when Temporal itself did not answer.
+ */
+export function toHttpError(err: unknown): GateError {
+  if (err instanceof GateError) return err;
+  const e = (err ?? {}) as { status?: unknown; statusCode?: unknown; code?: unknown; message?: unknown; details?: unknown };
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 600 && typeof e.code === 'string') {
+    return new GateError(e.status, e.code, String(e.message ?? e.code), e.details);
+  }
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new GateError(413, 'payload_too_large', `request body is over ${BODY_LIMIT_BYTES} bytes; evidence payloads are limited to ${MAX_PAYLOAD_BYTES} bytes`);
+  }
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new GateError(415, 'unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = typeof e.code === 'string' ? snakeCase(e.code.replace(/^FST_ERR_/, '').toLowerCase()) : 'bad_request';
+    return new GateError(e.statusCode, code, String(e.message ?? 'bad request'));
+  }
+  if (err instanceof ServiceError) return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
+  return new GateError(500, 'internal', 'internal error; the server log has the details');
+}
+
+/** Strict JSON bodies: an empty body is no body, unparseable JSON a 400 that says where, `__proto__` keys refused. */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text, (k, v: unknown) => {
+        if (k === '__proto__') throw new SyntaxError('a key named "__proto__" is not accepted');
+        return v;
+      }));
+    } catch (err) {
+      done(new GateError(400, 'malformed_json', `request body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+}
+
+/** Error and not-found handlers that always answer in the API's error format. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err, req, reply) => {
+    const e = toHttpError(err);
+    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    if (e.status === 401) void reply.header('www-authenticate', 'Bearer');
+    void reply.code(e.status).send(e.toJSON());
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+  });
+}

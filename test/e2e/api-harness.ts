@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { createApiServer } from '../../src/api/server';
+import { GateClient } from '../../src/client/gate-client';
+import type { AuditEvent } from '../../src/core/audit';
+import { AuditStore } from '../../src/store/audit-store';
+import { openDb, type Db } from '../../src/store/db';
+import { KeyStore } from '../../src/store/key-store';
+import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+
+/** A response as the tests read it. */
+export interface Res {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+/** The keys every e2e file uses. `agentAsReviewer` is a reviewer key with the agent's own id. */
+export interface Keys {
+  agent: string;
+  otherAgent: string;
+  reviewer: string;
+  reviewer2: string;
+  agentAsReviewer: string;
+}
+
+/**
+ * The whole API on a real port: a worker on its own task queue (audit events into the
+ * same store the API reads), the gate client, the fastify server and five keys.
+ */
+export class ApiHarness {
+  private constructor(
+    readonly url: string,
+    readonly keys: Keys,
+    readonly gate: GateClient,
+    readonly audit: AuditStore,
+    readonly client: Client,
+    private readonly parts: { app: FastifyInstance; worker: RunningWorker; connection: Connection; db: Db },
+  ) {}
+
+  static async start(): Promise<ApiHarness> {
+    const db = openDb({ sqliteFile: ':memory:' });
+    const audit = new AuditStore(db);
+    await audit.migrate();
+    const keyStore = new KeyStore(db);
+    await keyStore.migrate();
+    const worker = await startTestWorker({
+      recordAuditEvent: (e: AuditEvent) => audit.append(e),
+      deliverWebhooks: async () => ({ delivered: [] }),
+      recheckSnapshot: async () => ({ ok: false, reason: 'not used by external gates', mismatches: [] }),
+      executeTool: async () => {
+        throw new Error('not used by external gates');
+      },
+      reviseToolCall: async () => {
+        throw new Error('not used by external gates');
+      },
+    });
+    const { client, connection } = await testClient();
+    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit });
+    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const keys: Keys = {
+      agent: (await keyStore.create('agent', 'agent-1')).key,
+      otherAgent: (await keyStore.create('agent', 'agent-2')).key,
+      reviewer: (await keyStore.create('reviewer', 'rev-1')).key,
+      reviewer2: (await keyStore.create('reviewer', 'rev-2')).key,
+      agentAsReviewer: (await keyStore.create('reviewer', 'agent-1')).key,
+    };
+    return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
+  }
+
+  async stop(): Promise<void> {
+    await this.parts.app.close();
+    await this.parts.worker.stop();
+    await this.parts.connection.close();
+    await this.parts.db.close();
+  }
+
+  /** Real HTTP. `body` is sent as JSON; `raw` as is, with a JSON content type. */
+  async http(method: string, path: string, opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    if (payload !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${this.url}${path}`, { method, headers, body: payload });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  /** POST /v1/approvals as `agent-1` (or another key). */
+  create(body: unknown, opts: { key?: string; idempotencyKey?: string } = {}): Promise<Res> {
+    return this.http('POST', '/v1/approvals', {
+      key: opts.key ?? this.keys.agent,
+      body,
+      headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {},
+    });
+  }
+
+  /** POST /v1/approvals/{id}/decision as `rev-1` (or another key). */
+  decide(id: string, body: Record<string, unknown>, key = this.keys.reviewer): Promise<Res> {
+    return this.http('POST', `/v1/approvals/${id}/decision`, { key, body });
+  }
+
+  consume(id: string, key = this.keys.agent): Promise<Res> {
+    return this.http('POST', `/v1/approvals/${id}/consume`, { key });
+  }
+
+  get(id: string, key = this.keys.reviewer): Promise<Res> {
+    return this.http('GET', `/v1/approvals/${id}`, { key });
+  }
+
+  audit_(id: string, key = this.keys.reviewer): Promise<Res> {
+    return this.http('GET', `/v1/approvals/${id}/audit`, { key });
+  }
+
+  /** Polls `GET /v1/approvals/{id}` until `pred` holds; throws with the last body after `ms`. */
+  async waitFor(id: string, pred: (body: any) => boolean, ms = 20_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const deadline = Date.now() + ms;
+    let last: Res | undefined;
+    while (Date.now() < deadline) {
+      last = await this.get(id);
+      if (last.status === 200 && pred(last.body)) return last.body;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`condition not met for ${id}; last: ${JSON.stringify(last?.body)}`);
+  }
+}
+
+/** A valid create body with a fresh trigger and target; `over` replaces fields. */
+export function evidence(over: Record<string, unknown> = {}): Record<string, unknown> {
+  const n = randomUUID().slice(0, 8);
+  return {
+    correlation_id: `corr_${n}`,
+    trigger_event_id: `evt_${n}`,
+    action: 'stripe.refund.create',
+    target: `ch_${n}`,
+    summary: 'Full refund for damaged shipment per ticket #4081',
+    blast_radius: { amount_cents: 14500, currency: 'usd' },
+    args: { charge: `ch_${n}`, amount: 14500, reason: 'damaged', refund_application_fee: false },
+    preconditions: { account_status: 'active' },
+    ...over,
+  };
+}

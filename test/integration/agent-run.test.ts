@@ -1,0 +1,163 @@
+import type { Client, Connection } from '@temporalio/client';
+import { getGateQuery } from '../../src/workflows/definitions';
+import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
+import type { ToolMessage } from '../../src/core/conversation';
+import { testClient } from '../support/temporal';
+import { decidePending, draftAndValidate, startRun, startRunStack, submissionsOf, waitForRun } from '../support/run-harness';
+
+let client: Client;
+let connection: Connection;
+let stack: Awaited<ReturnType<typeof startRunStack>>;
+const done = (v: RunView) => ['completed', 'failed', 'cancelled'].includes(v.status);
+const toolMessages = (v: RunView): ToolMessage[] => v.messages.filter((m): m is ToolMessage => m.role === 'tool');
+
+beforeAll(async () => {
+  ({ client, connection } = await testClient());
+  stack = await startRunStack();
+});
+afterAll(async () => {
+  await stack.close();
+  await connection.close();
+});
+
+const submit = (id = 'c3') => ({ content: '', tool_calls: [{ id, name: 'submit_trip_request', args: {} }] });
+
+describe('agentRun', () => {
+  it('answers a read-only question without any approval', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      { content: '', tool_calls: [{ id: 'q1', name: 'search_trip_policy', args: { query: 'budget limits' } }] },
+      { content: 'Policy says: {{result:q1}}' },
+    ]);
+    const v = await waitForRun(client, runId, done);
+    expect(v.status).toBe('completed');
+    expect(toolMessages(v)).toEqual([expect.objectContaining({ tool_call_id: 'q1', outcome: 'success' })]);
+    expect(v.final_answer).toContain(toolMessages(v)[0]!.content);
+  });
+
+  it('submits the approved 800,000 KRW trip exactly once', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+    await decidePending(client, runId, { decision: 'approve' });
+    const v = await waitForRun(client, runId, done);
+    expect(v.status).toBe('completed');
+    expect(toolMessages(v).find((m) => m.tool_call_id === 'c3')?.outcome).toBe('success');
+    expect(v.final_answer).toBe('Submitted, budget 800,000 KRW.');
+    const subs = await submissionsOf(stack.db, runId);
+    expect(subs).toHaveLength(1);
+    expect(subs[0]!.budget).toBe(800000);
+  });
+
+  it('runs a modified call with the reviewer values, rewrites the recorded call and reports the executed values', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+    await decidePending(client, runId, { decision: 'modify', args: { budget: 500000 } });
+    const v = await waitForRun(client, runId, done);
+    const result = toolMessages(v).find((m) => m.tool_call_id === 'c3')!;
+    expect(result.outcome).toBe('success');
+    expect(result.content).toMatch(/500,?000/);
+    expect(result.content).toMatch(/modified/i);
+    const call = v.messages.flatMap((m) => ('tool_calls' in m && m.tool_calls) || []).find((c) => c.id === 'c3')!;
+    expect(call.args).toMatchObject({ budget: 500000 });
+    expect(v.final_answer).toBe('Submitted, budget 500,000 KRW.');
+    const subs = await submissionsOf(stack.db, runId);
+    expect(subs.map((s) => s.budget)).toEqual([500000]);
+  });
+
+  it('refuses an invalid modification and runs nothing', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'done' }]);
+    await expect(decidePending(client, runId, { decision: 'modify', args: { budget: 'lots' } })).rejects.toThrow();
+    await expect(decidePending(client, runId, { decision: 'modify', args: { days: 40 } })).rejects.toThrow();
+    const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
+    expect(v.status).toBe('waiting_approval');
+    expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+    await client.workflow.getHandle(runId).cancel();
+  });
+
+  it('sends a rejection reason to the model and blocks the same call without asking again', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), submit('c4'), { content: 'Not submitted. {{result:c3}}' }]);
+    await decidePending(client, runId, { decision: 'reject', reason: 'the quarterly budget is used up' });
+    const v = await waitForRun(client, runId, done);
+    const [c3, c4] = ['c3', 'c4'].map((id) => toolMessages(v).find((m) => m.tool_call_id === id)!);
+    expect(c3!.outcome).toBe('denied');
+    expect(c3!.content).toContain('the quarterly budget is used up');
+    expect(c4!.outcome).toBe('blocked');
+    expect(v.final_answer).toContain('the quarterly budget is used up');
+    expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+  });
+
+  it('runs the read-only call at once, waits for the risky one, and shows the model both results in call order', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      { content: '', tool_calls: [{ id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } }, { id: 's2', name: 'submit_trip_request', args: {} }] },
+      { content: 'ok' },
+    ]);
+    const waiting = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
+    // Barrier: while s2 waits, s1's result is not in the conversation yet.
+    expect(toolMessages(waiting).map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);
+    await decidePending(client, runId, { decision: 'approve' });
+    const v = await waitForRun(client, runId, done);
+    expect(toolMessages(v).map((m) => `${m.tool_call_id}:${m.outcome}`)).toEqual(['c1:success', 'c2:success', 's1:success', 's2:success']);
+  });
+
+  it('reports expiry, unknown tools, invalid args, blocked and failed calls each exactly once', async () => {
+    const runId = await startRun(
+      client,
+      stack.worker.taskQueue,
+      [
+        { content: '', tool_calls: [{ id: 'v0', name: 'validate_trip_request', args: {} }, { id: 'u1', name: 'book_hotel', args: {} }, { id: 'i1', name: 'draft_trip_request', args: { destination: 'Busan', days: 'two' } }, { id: 'b1', name: 'submit_trip_request', args: {} }] },
+        ...draftAndValidate(800000),
+        submit('e1'),
+        { content: 'end' },
+      ],
+      { approval_ttl_seconds: 2 },
+    );
+    const v = await waitForRun(client, runId, done);
+    const outcomes = Object.fromEntries(toolMessages(v).map((m) => [m.tool_call_id, m.outcome]));
+    expect(outcomes).toEqual({ v0: 'failure', u1: 'unknown_tool', i1: 'invalid_args', b1: 'blocked', c1: 'success', c2: 'success', e1: 'expired' });
+    expect(toolMessages(v)).toHaveLength(7);
+  });
+
+  it('ends invalidated, not failed, when the draft changes after approval and before execution', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(2500000, 3), submit(), { content: 'end' }]);
+    // Two approvers needed above 2,000,000: the first approval lands, then the draft drifts, then the second.
+    const requestId = await decidePending(client, runId, { decision: 'approve' }, 'rev-1');
+    const adapter = (await import('../../src/domain/trip')).createTripDomain(stack.db);
+    await adapter.execute(runId, 'draft_trip_request', { destination: 'Jeju', days: 3, budget: 2500000 }, `${runId}:drift`);
+    await decidePending(client, runId, { decision: 'approve' }, 'rev-2');
+    const v = await waitForRun(client, runId, done);
+    expect(toolMessages(v).find((m) => m.tool_call_id === 'c3')?.outcome).toBe('invalidated');
+    const gate = await client.workflow.getHandle(requestId).query(getGateQuery);
+    expect(gate.status).toBe('invalidated');
+    expect(gate.execution).toBeUndefined();
+    expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+  });
+
+  it('pauses on a structured interaction until a response that fits arrives', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      { content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'SELECT', target: 'destination', prompt: 'Where to?', options: ['Busan', 'Jeju'], required: true } }] },
+      { content: 'You chose {{value:a1.value}}' },
+    ]);
+    const v1 = await waitForRun(client, runId, (r) => r.pending_interactions.length > 0);
+    expect(v1.status).toBe('waiting_interaction');
+    const id = v1.pending_interactions[0]!.id;
+    const h = client.workflow.getHandle(runId);
+    const refusal = (value: string | null) => h.executeUpdate(respondInteractionUpdate, { args: [id, { value }] }).then(() => 'accepted', (e: Error) => String((e.cause as Error | undefined)?.message));
+    expect(await refusal('Seoul')).toMatch(/not one of the options/);
+    expect(await refusal(null)).toMatch(/required/);
+    await h.executeUpdate(respondInteractionUpdate, { args: [id, { value: 'Jeju' }] });
+    const v = await waitForRun(client, runId, done);
+    expect(v.final_answer).toBe('You chose Jeju');
+  });
+
+  it('cancels pending gates when the run is cancelled, and a late decision is refused', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'end' }]);
+    const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
+    const requestId = v.pending_approvals[0]!.request_id;
+    const gate = client.workflow.getHandle(requestId);
+    const { payload_sha256 } = await gate.query(getGateQuery);
+    await client.workflow.getHandle(runId).cancel();
+    await waitForRun(client, runId, (r) => r.status === 'cancelled');
+    expect((await gate.query(getGateQuery)).status).toBe('cancelled');
+    const { decideUpdate } = await import('../../src/workflows/definitions');
+    await expect(gate.executeUpdate(decideUpdate, { args: [{ decision_id: 'late', reviewer_id: 'rev-1', decision: 'approve', payload_sha256 }] })).rejects.toThrow();
+    expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+  });
+});
