@@ -6,9 +6,10 @@ import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
 import { GateClient } from '../client/gate-client';
 import { AuditStore } from '../store/audit-store';
-import { openDb } from '../store/db';
+import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { approvalRoutes } from './approval-routes';
+import { runRoutes } from './run-routes';
 import { keyAuth, type RequireKey } from './auth';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
@@ -22,6 +23,8 @@ export interface RouteContext {
   audit: AuditStore;
   /** The Temporal client, when the server was given one (always under `startApiServer`). */
   temporal?: Client;
+  /** The store the API opened (domain tables live there too). */
+  db?: Db;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface ApiServerDeps {
   keys: KeyStore;
   audit: AuditStore;
   temporal?: Client;
+  db?: Db;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
@@ -61,7 +65,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
 
   const extra = deps.extraRoutes;
   if (extra) {
-    const ctx: RouteContext = { requireKey, gate: deps.gate, keys: deps.keys, audit: deps.audit, temporal: deps.temporal };
+    const ctx: RouteContext = { requireKey, gate: deps.gate, keys: deps.keys, audit: deps.audit, temporal: deps.temporal, db: deps.db };
     void app.register(async (scope) => extra(scope, ctx));
   }
   return app;
@@ -93,7 +97,7 @@ export async function startApiServer(cfg: GateConfig, opts: { extraRoutes?: Extr
     const temporal = new Client({ connection, namespace: cfg.namespace });
     const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit });
     const logger = opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
-    const app = createApiServer({ gate, keys, audit, temporal, logger, extraRoutes: opts.extraRoutes });
+    const app = createApiServer({ gate, keys, audit, temporal, db, logger, extraRoutes: opts.extraRoutes ?? runRoutes(cfg) });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

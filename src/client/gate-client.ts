@@ -11,7 +11,7 @@ import {
 } from '../workflows/definitions';
 import { prepareCreate, type CreateCaller } from './create-request';
 import { GateError, invalidInput } from './gate-error';
-import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, listQuery, type GateMemo, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
+import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, visibilityFilter, type GateMemo, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
 import { explain, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
@@ -127,8 +127,10 @@ export class GateClient {
   async list(filter: ListFilter = {}): Promise<GateSummary[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
     const out: GateSummary[] = [];
-    for await (const info of this.client.workflow.list({ query: listQuery(filter), pageSize: Math.min(limit, 100) })) {
-      out.push(summaryOf(info));
+    const { query, keep } = visibilityFilter(filter);
+    for await (const info of this.client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+      const s = summaryOf(info);
+      if (keep(s)) out.push(s);
       if (out.length >= limit) break;
     }
     return out;

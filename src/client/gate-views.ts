@@ -89,11 +89,23 @@ export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** The visibility query for a filter: only gate workflows, then status / target / agent. */
-export function listQuery(f: ListFilter): string {
+/**
+ * The visibility query for a filter (only gate workflows, then status / target / agent)
+ * and an exact check to run on each result. Temporal's SQL visibility cannot match a
+ * value holding a backslash exactly, so such a value is queried by the prefix before
+ * its first backslash and `keep` does the exact comparison.
+ */
+export function visibilityFilter(f: ListFilter): { query: string; keep: (s: GateSummary) => boolean } {
   const parts = [`WorkflowType = ${quote(GATE_WORKFLOW_TYPE)}`];
-  if (f.status) parts.push(`${SEARCH_ATTRIBUTE_NAMES.status} = ${quote(f.status)}`);
-  if (f.target) parts.push(`${SEARCH_ATTRIBUTE_NAMES.target} = ${quote(f.target)}`);
-  if (f.agentId) parts.push(`${SEARCH_ATTRIBUTE_NAMES.agent} = ${quote(f.agentId)}`);
-  return parts.join(' AND ');
+  const exact: ((s: GateSummary) => boolean)[] = [];
+  const add = (name: string, value: string | undefined, field: 'status' | 'target' | 'agent_id'): void => {
+    if (value === undefined) return;
+    const cut = value.indexOf('\\');
+    parts.push(cut < 0 ? `${name} = ${quote(value)}` : `${name} STARTS_WITH ${quote(value.slice(0, cut))}`);
+    if (cut >= 0) exact.push((s) => s[field] === value);
+  };
+  add(SEARCH_ATTRIBUTE_NAMES.status, f.status, 'status');
+  add(SEARCH_ATTRIBUTE_NAMES.target, f.target, 'target');
+  add(SEARCH_ATTRIBUTE_NAMES.agent, f.agentId, 'agent_id');
+  return { query: parts.join(' AND '), keep: (s) => exact.every((ok) => ok(s)) };
 }

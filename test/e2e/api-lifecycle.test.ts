@@ -1,3 +1,4 @@
+import { GateClient } from '../../src/client/gate-client';
 import { ApiHarness, evidence } from './api-harness';
 
 let h: ApiHarness;
@@ -81,12 +82,29 @@ describe('an approval request over HTTP', () => {
   it('expires after its ttl, and a late approval gets 409 (not 404) and nothing becomes consumable', async () => {
     const { id, sha } = await open({ ttl_seconds: 2 });
     await h.waitFor(id, (g) => g.status === 'expired', 30_000);
+    // The gate's workflow has finished: the late decision meets a closed workflow, not a live one.
+    const handle = h.client.workflow.getHandle(id);
+    for (let i = 0; i < 100 && (await handle.describe()).status.name === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
     const late = await h.decide(id, { decision: 'approve', payload_sha256: sha });
     expect(late.status).toBe(409);
     expect(late.body.error.message).toMatch(/expired/);
     const consume = await h.consume(id);
     expect(consume.status).toBe(409);
     expect(consume.body.error.message).toMatch(/expired/);
+    await expect(h.gate.signalDecision(id, { decision_id: 'late-1', reviewer_id: 'rev-1', decision: 'approve', payload_sha256: sha })).rejects.toMatchObject({ status: 409 });
+    expect((await h.get(id)).body).toMatchObject({ status: 'expired', stale: false });
+  });
+
+  it('is still readable, marked stale, when no worker answers its queries', async () => {
+    const orphan = new GateClient(h.client, { taskQueue: `nobody-${Date.now()}`, queryTimeoutMs: 1000, audit: h.audit });
+    const created = await orphan.create(evidence(), { agentId: 'agent-1' });
+    expect(created.created).toBe(true);
+    const view = await orphan.get(created.request.request_id);
+    expect(view).toMatchObject({ stale: true, status: 'requested', agent_id: 'agent-1', payload_sha256: created.request.payload_sha256 });
+    const trail = await orphan.audit(created.request.request_id);
+    expect(trail).toMatchObject({ source: 'store', verified: true });
+    await h.client.workflow.getHandle(created.request.request_id).terminate('test cleanup');
   });
 
   it('needs two distinct reviewers when approvals_required is 2', async () => {

@@ -21,7 +21,8 @@ import type { GateActivities } from '../../src/activities/contracts';
 import type { DecisionMessage } from '../../src/core/decision';
 import { EvidencePayload, payloadSha256, requestIdFor } from '../../src/core/evidence';
 import type { GateInput } from '../../src/core/gate-state';
-import { approvalGateWorkflow } from '../../src/workflows';
+// Type only: the replay test imports this file for the codec and must not load workflow code.
+import type { approvalGateWorkflow } from '../../src/workflows';
 import { consumeUpdate, decideSignal, decideUpdate } from '../../src/workflows/definitions';
 
 export const HISTORIES_DIR = path.join(__dirname, 'histories');
@@ -37,6 +38,7 @@ type History = proto.temporal.api.history.v1.IHistory;
  * Once protobufjs is deduplicated, `historyToJSON(history)` and passing the parsed JSON
  * straight to runReplayHistories produce and read the very same files.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a path resolved at runtime, from @temporalio/proto's own copy
 const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))] })) as {
   toJson(type: unknown, message: unknown): unknown;
   fromJson(type: unknown, json: unknown, options?: { ignoreUnknownFields?: boolean }): unknown;
@@ -52,6 +54,7 @@ export function encodeHistory(history: History): string {
 export function decodeHistory(json: string): History {
   return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
 }
+
 const AGENT = 'agent_billing';
 
 /** Activities that succeed without side effects: the histories record the workflow, not a store. */
@@ -98,11 +101,16 @@ function decision(input: GateInput, over: Partial<DecisionMessage>): DecisionMes
 
 type Scenario = (client: Client, taskQueue: string) => Promise<WorkflowHandle<typeof approvalGateWorkflow>>;
 
+/** Starts a gate; the workflow type name is frozen (it is in every recorded history). */
+function startGate(client: Client, taskQueue: string, input: GateInput): Promise<WorkflowHandle<typeof approvalGateWorkflow>> {
+  return client.workflow.start<typeof approvalGateWorkflow>('approvalGateWorkflow', { taskQueue, workflowId: input.payload.request_id, args: [input] });
+}
+
 const scenarios: Record<string, Scenario> = {
   /** Approved by update, then consumed once by the requesting agent. */
   'approve-consume': async (client, taskQueue) => {
     const input = gateInput('approve-consume', 3600);
-    const handle = await client.workflow.start(approvalGateWorkflow, { taskQueue, workflowId: input.payload.request_id, args: [input] });
+    const handle = await startGate(client, taskQueue, input);
     await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' })] });
     await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
     return handle;
@@ -110,14 +118,14 @@ const scenarios: Record<string, Scenario> = {
   /** Denied by a signal, the path any service can use. */
   'reject-signal': async (client, taskQueue) => {
     const input = gateInput('reject-signal', 3600);
-    const handle = await client.workflow.start(approvalGateWorkflow, { taskQueue, workflowId: input.payload.request_id, args: [input] });
+    const handle = await startGate(client, taskQueue, input);
     await handle.signal(decideSignal, decision(input, { decision: 'reject', reason: 'the charge was already refunded' }));
     return handle;
   },
   /** No decision before a 2-second TTL: fails closed. */
   'ttl-expiry': async (client, taskQueue) => {
     const input = gateInput('ttl-expiry', 2);
-    return client.workflow.start(approvalGateWorkflow, { taskQueue, workflowId: input.payload.request_id, args: [input] });
+    return startGate(client, taskQueue, input);
   },
 };
 

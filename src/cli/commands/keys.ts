@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading on purpose; under tsx, import() would stay an ESM import */
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../../config';

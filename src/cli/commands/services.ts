@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading on purpose; under tsx, import() would stay an ESM import */
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { emit, type CliIo } from '../io';

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { RunClient } from '../client/run-client';
+import { GateError } from '../client/gate-error';
+import { listSubmissions } from '../domain/trip';
+import type { GateConfig } from '../config';
+import { principalOf } from './auth';
+import type { RouteContext } from './server';
+
+/**
+ * `/v1/runs` (agent runs through the front door) and `/v1/domains/trip/submissions`.
+ * Registered through the server's `extraRoutes` hook.
+ */
+export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
+  return (app: FastifyInstance, ctx: RouteContext): void => {
+    if (!ctx.temporal) throw new Error('run routes need the Temporal client');
+    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue });
+
+    app.post('/v1/runs', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
+      const started = await runs.start(req.body, principalOf(req).id);
+      return reply.code(201).send(started);
+    });
+    app.get<{ Params: { id: string } }>('/v1/runs/:id', { onRequest: ctx.requireKey() }, async (req) => runs.get(req.params.id));
+    app.post<{ Params: { id: string; iid: string } }>('/v1/runs/:id/interactions/:iid', { onRequest: ctx.requireKey() }, async (req) =>
+      runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id),
+    );
+    app.post<{ Params: { id: string } }>('/v1/runs/:id/cancel', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
+      await runs.cancel(req.params.id);
+      return reply.code(202).send({ run_id: req.params.id, status: 'cancelling' });
+    });
+    app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async () => {
+      if (!ctx.db) throw new GateError(503, 'no_store', 'the domain store is not available to this API process');
+      return listSubmissions(ctx.db);
+    });
+  };
+}
