@@ -14,6 +14,7 @@ import { KeyStore } from '../src/store/key-store';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 async function main(): Promise<void> {
+  process.env.GATE_LOG_LEVEL ??= 'warn'; // the demo prints its own story; request logs would bury it
   const cfg = loadConfig();
   const stack = await startDevStack(cfg, (l) => console.log(`  ${l}`));
   const api = makeApi(stack.apiUrl);

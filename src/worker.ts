@@ -3,6 +3,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from './config';
 import { createActivities } from './activities';
+import { ensureSearchAttributes } from './dev/search-attributes';
 import { openDb, type Db } from './store/db';
 
 /** Everything a worker process holds open. */
@@ -59,7 +60,12 @@ export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<
 
 /** `gate worker`: runs until SIGINT or SIGTERM. */
 export async function runWorker(): Promise<void> {
-  const w = await createGateWorker();
+  const cfg = loadConfig();
+  // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
+  await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
+    console.error(`worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`),
+  );
+  const w = await createGateWorker(cfg);
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

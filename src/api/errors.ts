@@ -32,9 +32,12 @@ export function toHttpError(err: unknown): GateError {
   return new GateError(500, 'internal', 'internal error; the server log has the details');
 }
 
-/** Strict JSON bodies: an empty body is no body, unparseable JSON a 400 that says where, `__proto__` keys refused. */
+/**
+ * JSON only (other media types get 415, not a string body): an empty body is no body,
+ * unparseable JSON a 400 that says where, `__proto__` keys refused.
+ */
 export function installJsonParser(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);

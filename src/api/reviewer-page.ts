@@ -24,7 +24,7 @@ async function refresh() {
     for (const a of approvals) {
       const tr = el('tr');
       [a.request_id, a.status, a.action, a.target, a.summary, a.agent_id, a.expires_at].forEach((v) => tr.append(el('td', v)));
-      tr.onclick = () => open(a.request_id);
+      tr.onclick = () => show(a.request_id);
       body.append(tr);
     }
     $('count').textContent = approvals.length + ' shown';
@@ -34,7 +34,7 @@ function kv(obj) {
   const t = el('table'); for (const [k, v] of Object.entries(obj || {})) { const tr = el('tr'); tr.append(el('th', k), el('td', typeof v === 'object' ? JSON.stringify(v) : v)); t.append(tr); }
   return t;
 }
-async function open(id) {
+async function show(id) {
   try {
     const g = await api('GET', '/v1/approvals/' + encodeURIComponent(id));
     current = g;
@@ -53,14 +53,14 @@ async function open(id) {
 }
 async function decide(decision) {
   if (!current) return;
-  const body = { decision, payload_sha256: current.payload_sha256, decision_id: crypto.randomUUID() };
+  const body = { decision, payload_sha256: current.payload_sha256, decision_id: (self.crypto && crypto.randomUUID) ? crypto.randomUUID() : undefined };
   const note = $('note').value.trim(); if (note) body.note = note;
   if (decision === 'reject') { const r = $('reason').value.trim(); if (!r) return say('a rejection needs a reason', true); body.reason = r; }
   if (decision === 'modify') { try { body.args = JSON.parse($('modargs').value); } catch (e) { return say('args are not valid JSON: ' + e.message, true); } }
   try {
     const r = await api('POST', '/v1/approvals/' + encodeURIComponent(current.request_id) + '/decision', body);
     say(decision + ' recorded: status ' + r.status + ', approvals ' + r.approvals + ' of ' + r.approvals_required, false);
-    await open(current.request_id); await refresh();
+    await show(current.request_id); await refresh();
   } catch (e) { say(e.message, true); }
 }
 async function audit() {

@@ -5,40 +5,46 @@ function list(v: unknown): Json[] {
   return Array.isArray(v) ? (v as Json[]) : [];
 }
 
-/** One conversation message as a few readable lines. */
-export function formatMessage(m: Json): string {
-  const role = String(m.role ?? '?');
+function str(v: unknown): string {
+  return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** One conversation message as a few readable lines; system prompts are left out. */
+export function formatMessage(m: Json): string | undefined {
+  const role = str(m.role) || '?';
+  if (role === 'system') return undefined;
+  if (role === 'tool') return `tool [${str(m.tool_call_id)}] ${str(m.outcome)}: ${str(m.content)}`;
   const lines: string[] = [];
-  if (role === 'tool') {
-    lines.push(`tool [${String(m.tool_call_id ?? '')}] ${String(m.outcome ?? '')}: ${String(m.content ?? '')}`);
-  } else {
-    if (m.content) lines.push(`${role}: ${String(m.content)}`);
-    for (const c of list(m.tool_calls)) lines.push(`${role} -> ${String(c.name ?? '')}(${JSON.stringify(c.args ?? c.arguments ?? {})}) [${String(c.id ?? '')}]`);
-    if (lines.length === 0) lines.push(`${role}:`);
-  }
-  return lines.join('\n');
+  if (m.content) lines.push(`${role}: ${str(m.content)}`);
+  for (const c of list(m.tool_calls)) lines.push(`${role} -> ${str(c.name)}(${JSON.stringify(c.args ?? {})}) [${str(c.id)}]`);
+  return lines.length ? lines.join('\n') : `${role}:`;
 }
 
 /** The block `gate run show` prints: status, the conversation, and what the run waits on. */
 export function formatRun(run: Json): string {
-  const pending = list(run.pending_approvals);
-  const asks = list(run.pending_interactions);
   const out = [
     renderFields([
-      ['run', String(run.run_id ?? '')],
-      ['status', String(run.status ?? '')],
-      ['error', run.error ? String(typeof run.error === 'string' ? run.error : JSON.stringify(run.error)) : undefined],
+      ['run', str(run.run_id)],
+      ['status', str(run.status)],
+      ['goal', run.goal === undefined ? undefined : str(run.goal)],
+      ['answer', run.final_answer === undefined ? undefined : str(run.final_answer)],
+      ['error', run.error ? str(run.error) : undefined],
     ]),
   ];
-  const messages = list(run.messages);
-  if (messages.length) out.push('messages:', ...messages.map((m) => indent(formatMessage(m))));
+  const messages = list(run.messages).map(formatMessage).filter((m): m is string => m !== undefined);
+  if (messages.length) out.push('messages:', ...messages.map(indent));
+  const pending = list(run.pending_approvals);
   if (pending.length) {
-    out.push('waiting for approval:');
-    for (const p of pending) out.push(indent(`${String(p.request_id ?? p.approval_id ?? '')}  ${String(p.status ?? '')}  ${String(p.summary ?? (p.payload as Json | undefined)?.summary ?? '')}`));
+    out.push('waiting for approval (gate approvals show <id>):');
+    for (const p of pending) out.push(indent(`${str(p.request_id)}  ${str(p.tool)}  call ${str(p.call_id)}`));
   }
+  const asks = list(run.pending_interactions);
   if (asks.length) {
     out.push('waiting for input:');
-    for (const a of asks) out.push(indent(`${String(a.interaction_id ?? a.id ?? '')}  ${String(a.type ?? '')}  ${String(a.prompt ?? '')}`));
+    for (const a of asks) {
+      const options = Array.isArray(a.options) ? `  options: ${a.options.map(str).join(', ')}` : '';
+      out.push(indent(`${str(a.id)}  ${str(a.type)}  ${str(a.prompt)}${options}`));
+    }
   }
   return out.join('\n');
 }

@@ -73,7 +73,8 @@ export type AuditEventFields = Omit<AuditEvent, 'seq' | 'prev_hash' | 'hash'>;
 
 /** Appends `fields` after `prev`, hashing the link. Pure and deterministic. */
 export function chainEvent(prev: AuditEvent | undefined, fields: AuditEventFields): AuditEvent {
-  const unhashed = { ...fields, seq: prev ? prev.seq + 1 : 0, prev_hash: prev ? prev.hash : null };
+  const { hash: _stray, ...clean } = fields as AuditEventFields & { hash?: unknown };
+  const unhashed = { ...clean, seq: prev ? prev.seq + 1 : 0, prev_hash: prev ? prev.hash : null };
   return { ...unhashed, hash: digest(unhashed) };
 }
 

@@ -45,6 +45,7 @@ export const DecisionMessage = z
     if (d.decision === 'reject' && !d.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
     if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
       ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
+    if (d.decision !== 'modify' && d.args) ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
   });
 export type DecisionMessage = z.infer<typeof DecisionMessage>;
 

@@ -175,7 +175,7 @@ export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod
     events.push({ ...actor, event_type: 'approval.denied', note: d.reason, data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) } });
   } else {
     if (d.decision === 'modify') {
-      const m = mod ?? { args: mergeArgs(s.final_args, d.args ?? {}) };
+      const m = mod ?? { args: mergeArgs(s.final_args, d.args ?? {}), executed_values: d.args };
       s.final_args = m.args;
       s.final_args_sha256 = digest(m.args);
       s.final_snapshot = m.snapshot ?? s.final_snapshot;
@@ -196,7 +196,8 @@ export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod
   }
   s.updated_at = now;
   const result = resultOf(s, d, true);
-  s.decisions[d.decision_id] = result;
+  // defineProperty: a decision id such as "__proto__" is stored as data, not as a prototype.
+  Object.defineProperty(s.decisions, d.decision_id, { value: result, enumerable: true, writable: true, configurable: true });
   return { result, events };
 }
 
@@ -233,7 +234,7 @@ export function refuseConsume(s: GateState, consumerId: string): Refusal | null 
 export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
   const t = transition(s.status, 'cancel');
   if (!t.ok) return t.refusal;
-  if (actorType === 'agent' && actorId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request` };
+  if (actorType !== 'system' && actorId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request` };
   return null;
 }
 

@@ -23,10 +23,10 @@ export function isSecretKey(key: string): boolean {
 }
 
 /** 13 to 19 digits, optionally grouped by spaces or dashes: looks like a payment card number. */
-const CARD_LIKE = /\b(?:\d[ -]?){12,18}\d\b/;
+const CARD_LIKE = /\b(?:\d[ -]?){12,18}\d\b/g;
 
 /** Bearer credentials and common key prefixes. */
-const TOKEN_LIKE = /\b(?:Bearer\s+[A-Za-z0-9._~+/-]{8,}|sk-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/;
+const TOKEN_LIKE = /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/-]{8,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/;
 
 /** Luhn check, so order numbers of 13+ digits are not all mistaken for cards. */
 function luhn(digits: string): boolean {
@@ -45,9 +45,8 @@ function luhn(digits: string): boolean {
 }
 
 function looksLikeCard(text: string): boolean {
-  const m = CARD_LIKE.exec(text);
-  if (!m) return false;
-  return luhn(m[0].replace(/[ -]/g, ''));
+  for (const m of text.matchAll(CARD_LIKE)) if (luhn(m[0].replace(/[ -]/g, ''))) return true;
+  return false;
 }
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig, type GateConfig } from '../config';
 import { createGateWorker, type GateWorker } from '../worker';
 import { startApiServer } from '../api/server';
@@ -21,6 +22,7 @@ export interface DevStack {
  */
 export async function startDevStack(cfg: GateConfig = loadConfig(), log: (line: string) => void = (l) => console.log(l)): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
+  quietWorkerLogs();
   let server: DevServer | undefined;
   let address = cfg.temporalAddress;
   if (!address) {
@@ -57,6 +59,16 @@ export async function startDevStack(cfg: GateConfig = loadConfig(), log: (line: 
     await worker?.shutdown().catch(() => undefined);
     await server?.stop();
     throw err;
+  }
+}
+
+/** The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it. */
+function quietWorkerLogs(): void {
+  const level = (process.env.GATE_LOG_LEVEL ?? 'warn').toUpperCase();
+  try {
+    Runtime.install({ logger: new DefaultLogger(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? (level as 'WARN') : 'WARN') });
+  } catch {
+    /* a runtime exists already (tests); keep it */
   }
 }
 

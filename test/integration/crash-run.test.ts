@@ -75,6 +75,16 @@ async function pendingGate(run: WorkflowHandle<typeof agentRunWorkflow>): Promis
   return { gate, state };
 }
 
+/** Recorded starts of an activity type in a workflow's history (the last attempt of each is recorded). */
+async function activityStarts(h: WorkflowHandle, type: string): Promise<{ attempt: number; lastFailure?: string }[]> {
+  const events = (await h.fetchHistory()).events ?? [];
+  const scheduled = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).map((e) => String(e.eventId)));
+  return events
+    .map((e) => e.activityTaskStartedEventAttributes)
+    .filter((a) => a && scheduled.has(String(a.scheduledEventId)))
+    .map((a) => ({ attempt: a!.attempt ?? 0, lastFailure: a!.lastFailure?.message ?? undefined }));
+}
+
 function submitResult(v: RunView): ToolMessage {
   const results = v.messages.filter((m): m is ToolMessage => m.role === 'tool');
   expect(results.map((m) => m.tool_call_id)).toEqual(['c1', 'c2', 'c3']); // one result per call, in order
@@ -131,4 +141,7 @@ it('submits exactly once when the worker dies inside the submit activity after t
   expect(await listSubmissions(db, { sessionId: run.workflowId })).toHaveLength(1);
   const gateFinal = (await gate.result()) as GateState;
   expect(gateFinal).toMatchObject({ status: 'consumed', execution: { outcome: 'success' } });
+  // The success came from a retry of the killed attempt, noticed by its heartbeat timeout.
+  // History records only the last attempt's start: attempt 2, after the first one's heartbeat timeout.
+  expect(await activityStarts(gate, 'executeTool')).toEqual([{ attempt: 2, lastFailure: expect.stringMatching(/heartbeat timeout/i) }]);
 });

@@ -4,6 +4,7 @@ import { ApiError, CheckFailedError, ExitCode, UnreachableError, UsageError } fr
 import { exitCodeFor } from '../../src/cli/exit-code';
 import { approvalItems, formatApproval, formatApprovalList } from '../../src/cli/format-approvals';
 import { formatAuditTable, formatVerdict, verifyAudit } from '../../src/cli/format-audit';
+import { formatRun } from '../../src/cli/format-runs';
 import { describeError } from '../../src/cli/io';
 import { main } from '../../src/cli/index';
 import { parseJsonObject } from '../../src/cli/options';
@@ -150,5 +151,28 @@ describe('exit codes', () => {
     const { io, out } = bufferIo();
     expect(await main(['approve', '--help'], io)).toBe(ExitCode.Ok);
     expect(out.join('')).toContain('Usage: gate approve');
+  });
+});
+
+describe('run formatting', () => {
+  it('shows status, the conversation without the system prompt, and what the run waits on', () => {
+    const out = formatRun({
+      run_id: 'run_1',
+      status: 'waiting_approval',
+      goal: 'file a trip',
+      messages: [
+        { role: 'system', content: 'you are an agent' },
+        { role: 'user', content: 'file a trip' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'submit_trip_request', args: {} }] },
+        { role: 'tool', tool_call_id: 'c0', outcome: 'success', content: 'validated' },
+      ],
+      pending_approvals: [{ call_id: 'c1', request_id: 'appr_9', tool: 'submit_trip_request' }],
+      pending_interactions: [],
+    });
+    expect(out).toMatch(/status:\s+waiting_approval/);
+    expect(out).not.toContain('you are an agent');
+    expect(out).toContain('assistant -> submit_trip_request({}) [c1]');
+    expect(out).toContain('tool [c0] success: validated');
+    expect(out).toContain('appr_9  submit_trip_request  call c1');
   });
 });

@@ -251,10 +251,10 @@ describe('applyDecision', () => {
     expect(previousDecision(gate(), id)).toBeUndefined();
   });
 
-  // BUG: `s.decisions[d.decision_id] = result` with decision_id "__proto__" sets the
+  // Regression (fixed): `s.decisions[d.decision_id] = result` with decision_id "__proto__" sets the
   // object's prototype instead of storing an own entry, so the result is forgotten and a
   // redelivery is refused (or, for other states, re-evaluated) instead of answered.
-  it.failing('remembers a decision whose id is "__proto__"', () => {
+  it('remembers a decision whose id is "__proto__"', () => {
     const s = gate();
     const d = msg({ decision_id: '__proto__' });
     const { result } = applyDecision(s, d, T1);
@@ -311,10 +311,10 @@ describe('refuseCancel', () => {
     expect(refuseCancel(gate({}, status), 'run_1', 'system')?.type).toBe('IllegalTransition');
   });
 
-  // BUG: only actorType === 'agent' is checked against the requester, so a message that
+  // Regression (fixed): only actorType === 'agent' is checked against the requester, so a message that
   // arrives by signal/update with any other actor_type ("human", missing) cancels anyone's
   // request. The workflow passes `m?.actor_type` from the wire unvalidated.
-  it.failing.each(['human', undefined, 'AGENT'])('refuses an actor_type %p that is neither the requester agent nor the system', (actorType) => {
+  it.each(['human', undefined, 'AGENT'])('refuses an actor_type %p that is neither the requester agent nor the system', (actorType) => {
     expect(refuseCancel(gate(), 'mallory', actorType as unknown as 'agent')?.type).toBe('NotRequester');
   });
 });
