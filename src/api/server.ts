@@ -83,7 +83,8 @@ export interface RunningApi {
 /**
  * `gate api` / `gate dev`: connects to Temporal at `temporalAddressOf(cfg)`, opens the
  * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables
- * and listens on cfg.host:cfg.port. Throws when Temporal or the port is unavailable.
+ * and listens on cfg.host:cfg.port with the approval routes, the run routes and
+ * `opts.extraRoutes`. Throws when Temporal or the port is unavailable.
  */
 export async function startApiServer(cfg: GateConfig, opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {}): Promise<RunningApi> {
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { verifyChain, type AuditEvent } from '../core/audit';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
-import type { GateInput, GateState } from '../core/gate-state';
+import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import {
-  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery,
-  GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, type ConsumeResult,
+  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery, type ConsumeResult,
 } from '../workflows/definitions';
 import { prepareCreate, type CreateCaller } from './create-request';
 import { GateError, invalidInput } from './gate-error';
-import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, visibilityFilter, type GateMemo, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
+import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, visibilityFilter, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
+import { startOptions } from './start-options';
 import { explain, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
@@ -70,35 +70,15 @@ export class GateClient {
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller);
     const nonce = randomUUID();
-    const p = input.payload;
-    const memo: GateMemo = {
-      request_id: requestId, create_sha256: input.create_sha256, creation_nonce: nonce, summary: p.summary, action: p.action,
-      target: p.target, agent_id: p.agent_id, payload_sha256: input.payload_sha256, expires_at: p.expires_at,
-      approvals_required: input.approvals_required, executor: input.executor,
-    };
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
-        workflowId: requestId,
-        taskQueue: this.options.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: GATE_STATUS, value: 'requested' },
-          { key: GATE_ACTION, value: p.action },
-          { key: GATE_AGENT, value: p.agent_id },
-          { key: GATE_TARGET, value: p.target },
-        ],
-        memo: memo as unknown as Record<string, unknown>,
-        ...uiText(input),
-      });
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, this.options.taskQueue, nonce));
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // closed: an existing request
     }
     const desc = await this.describe(requestId);
     const m = memoOf(desc);
     if (m.creation_nonce === nonce) {
-      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: p.expires_at, payload_sha256: input.payload_sha256 } };
+      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: input.payload.expires_at, payload_sha256: input.payload_sha256 } };
     }
     if (m.create_sha256 === input.create_sha256) {
       return { created: false, request: { request_id: requestId, status: statusOf(desc), expires_at: m.expires_at ?? '', payload_sha256: m.payload_sha256 ?? '' } };
@@ -239,24 +219,4 @@ function parseDecision(message: DecisionMessage): DecisionMessage {
 /** Request ids are printable ASCII; anything else cannot name a gate. */
 function checkId(id: string): void {
   if (typeof id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(id)) throw notFound(String(id).slice(0, 200));
-}
-
-/** One-line summary and markdown details for the Temporal Web UI. */
-function uiText(input: GateInput): { staticSummary: string; staticDetails: string } {
-  const p = input.payload;
-  const json = (v: unknown, max: number): string => {
-    const s = JSON.stringify(v);
-    return s.length > max ? `${s.slice(0, max)}…` : s;
-  };
-  return {
-    staticSummary: `${p.action} on ${p.target}: ${p.summary}`.slice(0, 200),
-    staticDetails: [
-      `**${p.action}** on \`${p.target}\` by \`${p.agent_id}\``,
-      p.summary,
-      `approvals required: ${input.approvals_required} · expires ${p.expires_at}`,
-      `blast radius: \`${json(p.blast_radius, 500)}\``,
-      `args: \`${json(p.args, 2000)}\``,
-      `payload_sha256: \`${input.payload_sha256}\``,
-    ].join('\n\n'),
-  };
 }

@@ -7,22 +7,8 @@ import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET } from '../workflows/
 /** The registered workflow type of every gate. */
 export const GATE_WORKFLOW_TYPE = 'approvalGateWorkflow';
 
-/** Memo written at start: what the Web UI and a worker-less read show, and what tells a replay from a reuse. */
-export interface GateMemo {
-  request_id: string;
-  /** Digest of the create body: equal on a replay, different when a key is reused. */
-  create_sha256: string;
-  /** Random per create call: the caller whose nonce is in the memo started the workflow. */
-  creation_nonce: string;
-  summary: string;
-  action: string;
-  target: string;
-  agent_id: string;
-  payload_sha256: string;
-  expires_at: string;
-  approvals_required: number;
-  executor: string;
-}
+export type { GateMemo } from '../core/gate-memo';
+import type { GateMemo } from '../core/gate-memo';
 
 /** What `POST /v1/approvals` returns. */
 export interface RequestRef {

@@ -10,6 +10,7 @@ import type { ToolCall, ToolMessage } from '../core/conversation';
 import { payloadSha256, type EvidencePayload } from '../core/evidence';
 import type { GateInput, GateState } from '../core/gate-state';
 import { digest } from '../core/hashing';
+import { gateMemo, gateUiText } from '../core/gate-memo';
 import { Interaction } from '../core/interaction';
 import { toolResultMessage, type ToolResultInput } from '../core/tool-result';
 import type { RunActivities } from '../activities/run-contracts';
@@ -129,8 +130,8 @@ async function gate(ctx: CallContext, call: ToolCall, plan: Extract<CallPlan, { 
       { key: GATE_TARGET, value: payload.target },
       { key: GATE_RUN_ID, value: input.run_id },
     ],
-    memo: { summary: payload.summary, action: payload.action, target: payload.target, agent_id: payload.agent_id, run_id: input.run_id },
-    staticSummary: `${payload.action}: ${payload.summary}`,
+    memo: { ...gateMemo(gateInput, requestId) },
+    ...gateUiText(gateInput),
   });
   view.pending_approvals.push({ call_id: call.id, request_id: requestId, tool: call.name });
   ctx.refreshWaiting();

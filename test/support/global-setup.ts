@@ -6,7 +6,6 @@ import { startDevServer, type DevServer } from '../../src/dev/temporal-cli';
 import { freePort } from './ports';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __GATE_DEV_SERVER__: DevServer | undefined;
 }
 

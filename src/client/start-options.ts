@@ -1,0 +1,32 @@
+import type { WorkflowStartOptions } from '@temporalio/client';
+import type { GateInput } from '../core/gate-state';
+import type { approvalGateWorkflow } from '../workflows/approval-gate';
+import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET } from '../workflows/definitions';
+import { gateMemo, gateUiText } from '../core/gate-memo';
+
+/**
+ * How a gate workflow is started: the request id as workflow id; USE_EXISTING so
+ * concurrent creates with one key join one running workflow; REJECT_DUPLICATE so a
+ * finished request is never started again; search attributes, memo and summaries so
+ * the Temporal Web UI can filter pending gates and show the evidence at a glance.
+ */
+export function startOptions(requestId: string, input: GateInput, taskQueue: string, nonce: string): WorkflowStartOptions<typeof approvalGateWorkflow> {
+  const p = input.payload;
+  const memo = gateMemo(input, nonce);
+  return {
+    workflowId: requestId,
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: GATE_STATUS, value: 'requested' },
+      { key: GATE_ACTION, value: p.action },
+      { key: GATE_AGENT, value: p.agent_id },
+      { key: GATE_TARGET, value: p.target },
+    ],
+    memo: { ...memo },
+    ...gateUiText(input),
+  };
+}
+
