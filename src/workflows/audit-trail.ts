@@ -5,7 +5,8 @@ import type { DeliverWebhooksInput, GateActivities } from '../activities/contrac
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
 const { recordAuditEvent } = proxyActivities<GateActivities>({
-  startToCloseTimeout: '30s',
+  // One insert; short, so a write lost with a crashed worker is retried in seconds (the insert is idempotent).
+  startToCloseTimeout: '10s',
   // The store must get every event: retry until it does (durability over latency).
   retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
 });
