@@ -1,16 +1,20 @@
 /**
- * Records the approvalGate histories that `approval-gate.replay.test.ts` replays.
+ * Records the histories the replay tests replay: approvalGate paths driven directly
+ * (`approval-gate.replay.test.ts`, files in `histories/`) and agentRun paths with their
+ * child gates, on every real activity (`agent-run.replay.test.ts`, `histories/agent-run/`).
  *
  *   .tools/temporal/bin/temporal server start-dev --headless --port 7299 \
  *     --search-attribute GateStatus=Keyword --search-attribute GateAction=Keyword \
  *     --search-attribute GateAgent=Keyword --search-attribute GateTarget=Keyword \
  *     --search-attribute GateRunId=Keyword &
- *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts
+ *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run]
  *
- * Re-record only on purpose (a deliberate, versioned workflow change); the checked-in
- * histories are what guard the deployed code's determinism.
+ * With no argument both sets are recorded. Re-record only on purpose (a deliberate,
+ * versioned workflow change), and only the set that changed; the checked-in histories
+ * are what guard the deployed code's determinism.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -20,10 +24,13 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { GateActivities } from '../../src/activities/contracts';
 import type { DecisionMessage } from '../../src/core/decision';
 import { EvidencePayload, payloadSha256, requestIdFor } from '../../src/core/evidence';
-import type { GateInput } from '../../src/core/gate-state';
+import type { GateInput, GateState } from '../../src/core/gate-state';
+import type { ScriptedTurn } from '../../src/models/spec';
 // Type only: the replay test imports this file for the codec and must not load workflow code.
 import type { approvalGateWorkflow } from '../../src/workflows';
-import { consumeUpdate, decideSignal, decideUpdate } from '../../src/workflows/definitions';
+import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
+import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
+import type * as Harness from '../support/run-harness';
 
 export const HISTORIES_DIR = path.join(__dirname, 'histories');
 
@@ -129,27 +136,169 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+async function recordGatePaths(client: Client, taskQueue: string): Promise<void> {
+  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    const handle = await scenario(client, taskQueue);
+    const state = await handle.result();
+    const history = await handle.fetchHistory();
+    save(HISTORIES_DIR, `${name}.json`, history, state.status);
+  }
+}
+
+/* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
+
+export const AGENT_RUN_HISTORIES_DIR = path.join(HISTORIES_DIR, 'agent-run');
+
+/** Workflow type names are frozen: they are in every recorded history and file name. */
+export const RUN_TYPE = 'agentRunWorkflow';
+export const GATE_TYPE = 'approvalGateWorkflow';
+
+interface RunPath {
+  turns: ScriptedTurn[];
+  /** Moves the started run to its end: a decision, an answer or a cancellation. */
+  drive(h: typeof Harness, client: Client, runId: string): Promise<unknown>;
+  /** Where the run and its child gate must end; a recording that went elsewhere is refused. */
+  expect: { run: RunStatus; gate?: GateState['status'] };
+}
+
+/** Draft 2 days in Busan at 800,000 KRW (above the approval threshold), then validate. */
+const DRAFT: ScriptedTurn[] = [
+  { content: '', tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } }] },
+  { content: '', tool_calls: [{ id: 'c2', name: 'validate_trip_request', args: {} }] },
+];
+const submit = (id: string): ScriptedTurn => ({ content: '', tool_calls: [{ id, name: 'submit_trip_request', args: {} }] });
+
+export const RUN_PATHS: Record<string, RunPath> = {
+  /** Submit waits for a gate; approved, the gate runs the tool; the model reports the result. */
+  'trip-approve': {
+    turns: [...DRAFT, submit('c3'), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }],
+    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'approve' }),
+    expect: { run: 'completed', gate: 'consumed' },
+  },
+  /** Modified to 500,000: the gate calls the reviser, signals argsFinalized to the run, then runs the tool. */
+  'trip-modify': {
+    turns: [...DRAFT, submit('c3'), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }],
+    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'modify', args: { budget: 500000 } }),
+    expect: { run: 'completed', gate: 'consumed' },
+  },
+  /** Rejected with a reason; the model retries the same call, which is blocked without a second gate. */
+  'trip-reject': {
+    turns: [...DRAFT, submit('c3'), submit('c4'), { content: 'Not submitted. {{result:c3}}' }],
+    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'reject', reason: 'the quarterly budget is used up' }),
+    expect: { run: 'completed', gate: 'denied' },
+  },
+  /** One turn with a read-only call and a gated one: the barrier waits for both. */
+  'trip-batch': {
+    turns: [
+      ...DRAFT,
+      { content: '', tool_calls: [{ id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } }, { id: 's2', name: 'submit_trip_request', args: {} }] },
+      { content: 'Submitted, budget {{value:s2.budget}} KRW.' },
+    ],
+    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'approve' }),
+    expect: { run: 'completed', gate: 'consumed' },
+  },
+  /** ask_user: the run waits for an answer, which arrives by the respondInteraction update. */
+  'ask-user': {
+    turns: [
+      { content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'SELECT', target: 'destination', prompt: 'Where to?', options: ['Busan', 'Jeju'], required: true } }] },
+      { content: 'You chose {{value:a1.value}}' },
+    ],
+    drive: async (h, client, runId) => {
+      const v = await h.waitForRun(client, runId, (r) => r.pending_interactions.length > 0);
+      await client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, { args: [v.pending_interactions[0]!.id, { value: 'Jeju', responder_id: 'user-1' }] });
+    },
+    expect: { run: 'completed' },
+  },
+  /** The run is cancelled while its gate waits: the gate ends cancelled, then the run. */
+  'run-cancel': {
+    turns: [...DRAFT, submit('c3'), { content: 'end' }],
+    drive: async (h, client, runId) => {
+      await h.waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
+      await client.workflow.getHandle(runId).cancel();
+    },
+    expect: { run: 'cancelled', gate: 'cancelled' },
+  },
+};
+
+/** Ids of the child gates a run started, in order, from its history. */
+export function childGateIds(history: History): string[] {
+  return (history.events ?? []).flatMap((e) => {
+    const a = e.startChildWorkflowExecutionInitiatedEventAttributes;
+    return a?.workflowType?.name === GATE_TYPE && a.workflowId ? [a.workflowId] : [];
+  });
+}
+
+/** Runs one path to its end and saves the run's history and its child gate's. */
+async function recordRunPath(h: typeof Harness, client: Client, taskQueue: string, name: string, p: RunPath): Promise<void> {
+  const runId = await h.startRun(client, taskQueue, p.turns);
+  await p.drive(h, client, runId);
+  const run = client.workflow.getHandle(runId);
+  await run.result().catch(() => undefined); // a cancelled run ends with a CancelledFailure; the status check below decides
+  const view = await run.query(getRunQuery);
+  const history = await run.fetchHistory();
+  const gates = childGateIds(history);
+  if (view.status !== p.expect.run || gates.length !== (p.expect.gate ? 1 : 0)) {
+    throw new Error(`${name}: run ended ${view.status} with ${gates.length} gate(s); expected ${p.expect.run} with ${p.expect.gate ? 1 : 0}`);
+  }
+  save(AGENT_RUN_HISTORIES_DIR, `${name}.${RUN_TYPE}.json`, history, view.status);
+  for (const id of gates) {
+    const gate = client.workflow.getHandle<typeof approvalGateWorkflow>(id);
+    await gate.result().catch(() => undefined); // today a gate cancelled with its run closes as Canceled, not Completed
+    const state = await gate.query(getGateQuery);
+    if (state.status !== p.expect.gate) throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
+    save(AGENT_RUN_HISTORIES_DIR, `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), state.status);
+  }
+}
+
+async function recordRunPaths(nativeConnection: NativeConnection, client: Client): Promise<void> {
+  // Loaded here, not at the top: the replay tests import this file and need none of it.
+  const { createActivities } = await import('../../src/activities');
+  const { openSqlite } = await import('../../src/store/db');
+  const h = await import('../support/run-harness');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
+  const db = openSqlite(path.join(dir, 'gate.db'));
+  try {
+    const { activities: real } = await createActivities({ db });
+    fs.mkdirSync(AGENT_RUN_HISTORIES_DIR, { recursive: true });
+    await withWorker(nativeConnection, real, async (taskQueue) => {
+      for (const [name, p] of Object.entries(RUN_PATHS)) await recordRunPath(h, client, taskQueue, name, p);
+    });
+  } finally {
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function save(dir: string, file: string, history: History, status: string): void {
+  const target = path.join(dir, file);
+  fs.writeFileSync(target, encodeHistory(history));
+  console.log(`${path.basename(file, '.json')}: ${status}, ${history.events?.length ?? 0} events -> ${path.relative(process.cwd(), target)}`);
+}
+
+/** Runs `record` while a worker (workflows bundled from source) serves a fresh task queue. */
+async function withWorker(connection: NativeConnection, activities: object, record: (taskQueue: string) => Promise<void>): Promise<void> {
+  const taskQueue = `replay-record-${randomUUID()}`;
+  const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('../../src/workflows'), activities });
+  await worker.runUntil(() => record(taskQueue));
+}
+
+const SETS = ['gate', 'agent-run'] as const;
+
 async function run(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('set TEMPORAL_ADDRESS to a dev server started with the Gate* search attributes (see the header of this file)');
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((a) => !(SETS as readonly string[]).includes(a));
+  if (unknown.length > 0) throw new Error(`unknown history set(s) ${unknown.join(', ')}; choose from ${SETS.join(', ')}`);
+  const sets = asked.length > 0 ? asked : SETS;
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const taskQueue = `replay-record-${randomUUID()}`;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
-    const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowsPath: require.resolve('../../src/workflows'), activities });
-    await worker.runUntil(async () => {
-      const client = new Client({ connection });
-      fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-      for (const [name, scenario] of Object.entries(scenarios)) {
-        const handle = await scenario(client, taskQueue);
-        const state = await handle.result();
-        const history = await handle.fetchHistory();
-        const file = path.join(HISTORIES_DIR, `${name}.json`);
-        fs.writeFileSync(file, encodeHistory(history));
-        console.log(`${name}: ${state.status}, ${history.events?.length ?? 0} events -> ${path.relative(process.cwd(), file)}`);
-      }
-    });
+    const client = new Client({ connection });
+    if (sets.includes('gate')) await withWorker(nativeConnection, activities, (taskQueue) => recordGatePaths(client, taskQueue));
+    if (sets.includes('agent-run')) await recordRunPaths(nativeConnection, client);
   } finally {
     await connection.close();
     await nativeConnection.close();

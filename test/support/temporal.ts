@@ -7,7 +7,7 @@ function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') }); // expected activity failures (ToolFailed) would flood the output
   } catch {
     /* already installed by another helper in this process */
   }
