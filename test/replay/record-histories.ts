@@ -210,7 +210,12 @@ export const RUN_PATHS: Record<string, RunPath> = {
     },
     expect: { run: 'completed' },
   },
-  /** The run is cancelled while its gate waits: the gate ends cancelled, then the run. */
+  /**
+   * The run is cancelled while its gate waits: the gate ends cancelled, then the run.
+   * As recorded, both close as Canceled and neither writes its `*.cancelled` audit event:
+   * `trail.append` schedules the write inside the already cancelled scope, so it is never
+   * scheduled and `flush` rethrows. A fix adds commands to this path and needs `patched()`.
+   */
   'run-cancel': {
     turns: [...DRAFT, submit('c3'), { content: 'end' }],
     drive: async (h, client, runId) => {

@@ -1,0 +1,84 @@
+import { ActivityFailure, condition, proxyActivities } from '@temporalio/workflow';
+import { applyEvent, type GateInput, type GateState } from '../core/gate-state';
+import { snapshotIdentityMismatches } from '../core/snapshot';
+import type { GateActivities } from '../activities/contracts';
+import type { AuditTrail } from './audit-trail';
+
+// The phases of a gate after creation: wait for a decision, then consume (external) or run the tool.
+
+const SYSTEM = 'approval-gate';
+const now = (): string => new Date().toISOString();
+
+const domain = proxyActivities<GateActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});
+
+const tools = proxyActivities<GateActivities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
+  // The tool is idempotent by key, so a retry after a crash is safe; ToolFailed is final.
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
+});
+
+/** Waits for the quorum or a denial until expires_at; then fails closed. Sends the escalation notice on the way. */
+export async function awaitDecision(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const settled = (): boolean => state.status !== 'requested' && !state.busy;
+  const deadline = Date.parse(state.expires_at);
+  if (input.escalate_before_seconds) {
+    const escalateIn = deadline - input.escalate_before_seconds * 1000 - Date.now();
+    if (escalateIn > 0 && !(await condition(settled, escalateIn)) && state.status === 'requested') {
+      trail.append({ event_type: 'approval.escalated', actor_type: 'system', actor_id: SYSTEM, note: `no decision yet; expires at ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+    }
+  }
+  const remaining = deadline - Date.now();
+  const decided = remaining > 0 ? await condition(settled, remaining) : settled();
+  if (!decided && state.status === 'requested') {
+    applyEvent(state, 'expire', now(), 'no decision before expires_at');
+    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `no decision before ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+  }
+}
+
+/** External executor: one consume before the consume deadline, or the approval expires. */
+export async function awaitConsume(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const ms = input.consume_ttl_seconds * 1000;
+  state.consume_deadline = new Date(Date.now() + ms).toISOString();
+  if (!(await condition(() => state.status !== 'approved', ms))) {
+    applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');
+    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `not consumed before ${state.consume_deadline}` });
+  }
+}
+
+/**
+ * Tool executor: re-check the snapshot (identity here, store state in the adapter),
+ * then consume and run the tool once, keyed by the request id. A mismatch is a policy
+ * block (`invalidated`); an error inside the tool is an execution failure.
+ */
+export async function runTool(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+  const snapshot = state.final_snapshot;
+  const ref = input.tool;
+  const block = (reason: string, mismatches: string[]): void => {
+    applyEvent(state, 'invalidate', now(), reason);
+    trail.append({ event_type: 'approval.invalidated', actor_type: 'system', actor_id: SYSTEM, note: reason, data: { mismatches, policy_block: true } });
+  };
+  if (!snapshot || !ref) return block('a tool gate needs a snapshot and a domain to run in', ['snapshot']);
+  const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
+  if (identity.length > 0) return block('the args to run are not the approved args', identity);
+  const check = await domain.recheckSnapshot({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
+  if (!check.ok) return block(check.reason, check.mismatches);
+  trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
+  applyEvent(state, 'consume', now(), 'executed by the gate');
+  state.consumed_at = state.updated_at;
+  state.consumed_by = SYSTEM;
+  trail.append({ event_type: 'approval.consumed', actor_type: 'system', actor_id: SYSTEM, data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id } });
+  try {
+    const out = await tools.executeTool({ ...ref, tool: snapshot.tool, input: state.final_args, idempotency_key: state.request_id });
+    state.execution = { outcome: 'success', content: out.content, values: out.values, at: now() };
+    trail.append({ event_type: 'tool.succeeded', actor_type: 'system', actor_id: SYSTEM, data: { tool: snapshot.tool, values: out.values ?? {} } });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const message = err.cause?.message ?? err.message;
+    state.execution = { outcome: 'failure', content: message, error: message, at: now() };
+    trail.append({ event_type: 'tool.failed', actor_type: 'system', actor_id: SYSTEM, note: message, data: { tool: snapshot.tool } });
+  }
+}
