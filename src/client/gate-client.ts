@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { verifyChain, type AuditEvent } from '../core/audit';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import {
-  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery, type ConsumeResult,
+  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery, recordRefusalSignal, type ConsumeResult,
 } from '../workflows/definitions';
 import { prepareCreate, type CreateCaller } from './create-request';
 import { GateError, invalidInput } from './gate-error';
@@ -119,7 +120,19 @@ export class GateClient {
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
   async decide(id: string, message: DecisionMessage): Promise<DecisionResult> {
     const msg = parseDecision(message);
-    return this.call(id, () => this.handle(id).executeUpdate(decideUpdate, { args: [msg], updateId: msg.decision_id }));
+    const handle = this.handle(id);
+    return this.call(id, async () => {
+      try {
+        return await handle.executeUpdate(decideUpdate, { args: [msg], updateId: msg.decision_id });
+      } catch (err) {
+        // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+          const record = { decision_id: msg.decision_id, reviewer_id: msg.reviewer_id, decision: msg.decision, refusal: err.cause.type ?? 'Error', message: err.cause.message };
+          await handle.signal(recordRefusalSignal, record).catch(() => undefined);
+        }
+        throw err;
+      }
+    });
   }
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */

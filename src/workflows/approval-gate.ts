@@ -42,6 +42,7 @@ import {
   GATE_TARGET,
   getAuditQuery,
   getGateQuery,
+  recordRefusalSignal,
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
@@ -55,6 +56,8 @@ const domain = proxyActivities<GateActivities>({
 });
 
 const now = (): string => new Date().toISOString();
+/** Refused decisions reported by the API that a gate records; more are dropped. */
+const MAX_RECORDED_REFUSALS = 100;
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -166,6 +169,17 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (err instanceof ApplicationFailure || err instanceof ActivityFailure) auditRefusal(d, err);
       else throw err;
     }
+  });
+  let refusalsRecorded = 0;
+  setHandler(recordRefusalSignal, (r) => {
+    if (++refusalsRecorded > MAX_RECORDED_REFUSALS) return; // bounded: a flood of bad decisions must not bloat history
+    trail.append({
+      event_type: 'decision.refused',
+      actor_type: 'human',
+      actor_id: String(r?.reviewer_id ?? 'unknown').slice(0, 200),
+      note: String(r?.message ?? '').slice(0, 2000),
+      data: { decision_id: r?.decision_id ?? null, decision: r?.decision ?? null, refusal: r?.refusal ?? null, via: 'update' },
+    });
   });
   setHandler(consumeUpdate, (m: ConsumeMessage): ConsumeResult => {
     const r = refuseConsume(state, m?.consumer_id);

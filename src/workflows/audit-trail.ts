@@ -1,4 +1,4 @@
-import { ParentClosePolicy, condition, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, ParentClosePolicy, condition, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
 import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import type { AuditSpec } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
@@ -52,7 +52,8 @@ export class AuditTrail {
       data: spec.data ?? {},
     });
     this.events.push(event);
-    this.pending.push(recordAuditEvent(event));
+    // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
+    this.pending.push(CancellationScope.nonCancellable(() => recordAuditEvent(event)));
     if (WEBHOOK_EVENT_TYPES.includes(event.event_type)) {
       const d = {
         done: false,
@@ -68,7 +69,7 @@ export class AuditTrail {
       };
       this.deliveries.push(d);
       // A receiver that is down must not fail or delay the gate; see flush.
-      void deliverWebhooks(d.input).then(() => (d.done = true), () => undefined);
+      void CancellationScope.nonCancellable(() => deliverWebhooks(d.input)).then(() => (d.done = true), () => undefined);
     }
     return event;
   }

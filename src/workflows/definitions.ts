@@ -11,6 +11,8 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
 export const decideSignal = defineSignal<[DecisionMessage]>('decide');
 /** A reviewer's decision with an answer: the result, or the refusal from the validator. */
 export const decideUpdate = defineUpdate<DecisionResult, [DecisionMessage]>('decide');
+/** The API reports a decision its update refused, so the refusal is in the audit trail too. */
+export const recordRefusalSignal = defineSignal<[RefusalRecord]>('recordRefusal');
 /** The external executor takes the approved args, exactly once. */
 export const consumeUpdate = defineUpdate<ConsumeResult, [ConsumeMessage]>('consume');
 /** The requesting agent (or its run) withdraws a pending request. */
@@ -20,6 +22,15 @@ export const cancelSignal = defineSignal<[CancelMessage]>('cancel');
 export const getGateQuery = defineQuery<GateState>('getGate');
 /** The gate's hash-chained audit trail. */
 export const getAuditQuery = defineQuery<AuditEvent[]>('getAudit');
+
+/** A decision refused by the update validator, as the API saw it. */
+export interface RefusalRecord {
+  decision_id: string;
+  reviewer_id: string;
+  decision: string;
+  refusal: string;
+  message: string;
+}
 
 /** What `consume` returns: the args to execute, which may be a reviewer's modification. */
 export interface ConsumeResult {

@@ -1,5 +1,6 @@
 import type { Client, Connection } from '@temporalio/client';
 import { getGateQuery } from '../../src/workflows/definitions';
+import { AuditStore } from '../../src/store/audit-store';
 import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
 import type { ToolMessage } from '../../src/core/conversation';
 import { testClient } from '../support/temporal';
@@ -156,6 +157,11 @@ describe('agentRun', () => {
     await client.workflow.getHandle(runId).cancel();
     await waitForRun(client, runId, (r) => r.status === 'cancelled');
     expect((await gate.query(getGateQuery)).status).toBe('cancelled');
+    // The `*.cancelled` events are written to the store even though they follow the cancel.
+    const audit = new AuditStore(stack.db);
+    await expect(gate.result()).resolves.toMatchObject({ status: 'cancelled' });
+    expect((await audit.list(requestId)).map((e) => e.event_type)).toContain('approval.cancelled');
+    expect((await audit.list(runId)).map((e) => e.event_type)).toContain('run.cancelled');
     const { decideUpdate } = await import('../../src/workflows/definitions');
     await expect(gate.executeUpdate(decideUpdate, { args: [{ decision_id: 'late', reviewer_id: 'rev-1', decision: 'approve', payload_sha256 }] })).rejects.toThrow();
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
+import { payloadSha256, type EvidencePayload } from '../../src/core/evidence';
+import type { GateInput, GateState } from '../../src/core/gate-state';
+import { digest } from '../../src/core/hashing';
+import { consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { startRunStack } from '../support/run-harness';
+import { testClient } from '../support/temporal';
+
+let client: Client;
+let connection: Connection;
+let stack: Awaited<ReturnType<typeof startRunStack>>;
+
+beforeAll(async () => {
+  ({ client, connection } = await testClient());
+  stack = await startRunStack();
+});
+afterAll(async () => {
+  await stack.close();
+  await connection.close();
+});
+
+function input(over: Partial<GateInput> = {}, ttlMs = 600_000): GateInput {
+  const id = `appr_${randomUUID().slice(0, 12)}`;
+  const payload: EvidencePayload = {
+    request_id: id, correlation_id: 'corr', agent_id: 'agent-1', trigger_event_id: id, action: 'refund.create', target: 'ch_1',
+    summary: 'Refund 14,500 cents', blast_radius: { amount_cents: 14500 }, args: { charge: 'ch_1', amount: 14500 }, preconditions: {},
+    idempotency_key: id, expires_at: new Date(Date.now() + ttlMs).toISOString(),
+  };
+  return { payload, payload_sha256: payloadSha256(payload), approvals_required: 1, executor: 'external', consume_ttl_seconds: 600, create_sha256: digest(payload), ...over };
+}
+
+async function start(i: GateInput) {
+  return client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: stack.worker.taskQueue, args: [i] });
+}
+
+const approve = (i: GateInput, decisionId: string = randomUUID(), reviewer = 'rev-1') => ({ decision_id: decisionId, reviewer_id: reviewer, decision: 'approve' as const, payload_sha256: i.payload_sha256 });
+
+async function until(f: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('approvalGateWorkflow', () => {
+  it('applies one decision id once, whether it arrives by signal, by update, or both', async () => {
+    const i = input();
+    const h = await start(i);
+    const d = approve(i, 'dec-1');
+    await h.signal(decideSignal, d);
+    const again = await h.executeUpdate(decideUpdate, { args: [d], updateId: 'other-update-id' });
+    expect(again).toMatchObject({ decision_id: 'dec-1', status: 'approved', applied: false });
+    const audit = await h.query(getAuditQuery);
+    expect(audit.filter((e) => e.event_type === 'approval.approved')).toHaveLength(1);
+    expect(audit.filter((e) => e.event_type === 'decision.refused')).toHaveLength(0);
+  });
+
+  it('refuses a self-approval and a wrong hash by update, and audits a refused signal visibly', async () => {
+    const i = input();
+    const h = await start(i);
+    const reason = (p: Promise<unknown>) => p.then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
+    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), reviewer_id: 'agent-1' }] }))).toBe('SelfApproval');
+    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), payload_sha256: '0'.repeat(64) }] }))).toBe('HashMismatch');
+    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), decision: 'Approve' as 'approve' }] }))).toBe('InvalidInput');
+    await h.signal(decideSignal, { ...approve(i), payload_sha256: 'f'.repeat(64) });
+    await until(async () => (await h.query(getAuditQuery)).some((e) => e.event_type === 'decision.refused'));
+    const refused = (await h.query(getAuditQuery)).find((e) => e.event_type === 'decision.refused')!;
+    expect(refused.data).toMatchObject({ refusal: 'HashMismatch' });
+    expect((await h.query(getGateQuery)).status).toBe('requested');
+  });
+
+  it('sends an escalation notice before expiry, then expires when no decision arrives by the deadline', async () => {
+    const i = input({ escalate_before_seconds: 2 }, 3500);
+    const h = await start(i);
+    const final: GateState = await h.result();
+    expect(final.status).toBe('expired');
+    const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
+    expect(types).toEqual(['approval.requested', 'approval.escalated', 'approval.expired']);
+    const late = await h.executeUpdate(decideUpdate, { args: [approve(i)] }).then(() => 'accepted', () => 'refused');
+    expect(late).toBe('refused');
+  });
+
+  it('expires an approval nobody consumes before the consume deadline', async () => {
+    const i = input({ consume_ttl_seconds: 1 });
+    const h = await start(i);
+    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    const final: GateState = await h.result();
+    expect(final.status).toBe('expired');
+    expect(final.status_reason).toMatch(/consume deadline/);
+  });
+
+  it('hands the approved args to the requesting agent exactly once', async () => {
+    const i = input();
+    const h = await start(i);
+    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    const wrong = await h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-2' }] }).then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
+    expect(wrong).toBe('NotRequester');
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-1' }] })));
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    expect(ok).toHaveLength(1);
+    expect((ok[0] as PromiseFulfilledResult<{ args: unknown }>).value.args).toEqual(i.payload.args);
+    expect((await h.result()).status).toBe('consumed');
+  });
+});
