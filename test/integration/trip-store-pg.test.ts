@@ -1,42 +1,19 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { DomainAdapter } from '../../src/domain/types';
 import { createTripDomain, listSubmissions, migrateTripStore } from '../../src/domain/trip';
 import { openDb, type Db } from '../../src/store/db';
+import { skipPostgres, startPostgres } from '../support/postgres';
 
-/**
- * The trip store against a REAL PostgreSQL: GATE_TEST_PG_URL when set, otherwise a
- * throwaway cluster from scripts/start-postgres.sh. Missing binaries fail the suite
- * (a silent skip would hide that the production store is untested) unless GATE_SKIP_PG=1.
- */
-const scripts = path.resolve(__dirname, '../../scripts');
-const skip = process.env.GATE_SKIP_PG === '1' && !process.env.GATE_TEST_PG_URL;
-
-function startPostgres(dir: string): string {
-  const r = spawnSync('bash', [path.join(scripts, 'start-postgres.sh'), dir], { encoding: 'utf8', timeout: 90_000 });
-  if (r.status === 3)
-    throw new Error(`No PostgreSQL binaries found, so the PostgreSQL store cannot be tested. Install postgresql, set GATE_TEST_PG_URL, or set GATE_SKIP_PG=1 to skip.\n${r.stderr}`);
-  const url = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !url.startsWith('postgresql://')) throw new Error(`start-postgres.sh failed (status ${r.status}):\n${r.stderr}${r.stdout}`);
-  return url;
-}
-
-(skip ? describe.skip : describe)('trip store on PostgreSQL', () => {
-  let pgDir: string | undefined;
+/** The trip store against a REAL PostgreSQL (see test/support/postgres.ts). */
+(skipPostgres ? describe.skip : describe)('trip store on PostgreSQL', () => {
+  let pg: ReturnType<typeof startPostgres>;
   let db: Db;
   let trip: DomainAdapter;
   let session: string;
 
   beforeAll(async () => {
-    let url = process.env.GATE_TEST_PG_URL;
-    if (!url) {
-      pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-pg-'));
-      url = startPostgres(pgDir);
-    }
-    db = openDb({ databaseUrl: url, sqliteFile: ':memory:' });
+    pg = startPostgres();
+    db = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
     // Worker and API migrate at the same time in production; the advisory lock must make that safe.
     await Promise.all([migrateTripStore(db), migrateTripStore(db), migrateTripStore(db)]);
     trip = createTripDomain(db);
@@ -44,10 +21,7 @@ function startPostgres(dir: string): string {
 
   afterAll(async () => {
     await db?.close();
-    if (!pgDir) return;
-    spawnSync('bash', [path.join(scripts, 'stop-postgres.sh'), pgDir], { encoding: 'utf8', timeout: 60_000 });
-    // A start that failed before initdb leaves an empty dir, which stop-postgres.sh will not touch.
-    if (!fs.existsSync(path.join(pgDir, 'data', 'PG_VERSION'))) fs.rmSync(pgDir, { recursive: true, force: true });
+    pg?.stop();
   }, 60_000);
 
   beforeEach(() => {
