@@ -41,7 +41,7 @@ async function refresh() {
   } catch (e) { if (seq === listSeq) say(e.message, true); }
 }
 function kv(obj) {
-  const t = el('table');
+  const t = el('table', undefined, 'kv');
   for (const [k, v] of Object.entries(obj || {})) {
     if (v === undefined || v === null || v === '') continue;
     const tr = el('tr'); tr.append(el('th', k), el('td', typeof v === 'object' ? JSON.stringify(v) : v)); t.append(tr);
@@ -145,7 +145,7 @@ body{font:14px system-ui,sans-serif;margin:1.5rem;color:#222;max-width:80rem}h1{
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 #rows tr{cursor:pointer}#rows tr:hover{background:#f3f6ff}#rows tr.sel{background:#e3ebff}
 button.link{background:none;border:0;padding:0;margin:0;color:#1a4fb5;text-decoration:underline;cursor:pointer;font:13px monospace}
-pre{background:#f6f6f6;padding:.6rem;overflow:auto;max-height:24rem}
+pre{background:#f6f6f6;padding:.6rem;overflow:auto;max-height:24rem}pre:empty{display:none}.kv th{width:11rem;white-space:nowrap}#count{color:#666;margin-left:.5rem}
 .sha{font-family:monospace;background:#fff3c4;padding:.2rem .4rem;word-break:break-all}.bad{color:#b00020}.ok{color:#1b5e20}
 .st{padding:.1rem .5rem;border-radius:.6rem;background:#eee}.st-requested{background:#fff3c4}.st-approved,.st-consumed{background:#d7f5dc}
 .st-denied,.st-expired,.st-cancelled,.st-invalidated{background:#fde0e0}

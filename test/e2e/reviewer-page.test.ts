@@ -22,6 +22,8 @@ suite('reviewer page in Chromium', () => {
   let approveMe: Ref, rejectMe: Ref, modifyMe: Ref;
   const sent: string[] = []; // bodies of every decision POST the page made
   const problems: string[] = []; // script errors and CSP violations
+  // GATE_SCREENSHOT_DIR keeps the screenshot for a human to look at; otherwise it is removed.
+  const shotDir = process.env.GATE_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gate-reviewer-'));
 
   const text = (sel: string): Promise<string> => page.locator(sel).innerText();
   const waitText = (sel: string, re: RegExp) => until(`${sel} to match ${re}`, async () => (re.test(await text(sel)) ? true : undefined));
@@ -51,6 +53,7 @@ suite('reviewer page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.stop();
+    if (!process.env.GATE_SCREENSHOT_DIR) fs.rmSync(shotDir, { recursive: true, force: true });
   });
 
   it('serves the page under its content security policy', async () => {
@@ -88,6 +91,12 @@ suite('reviewer page in Chromium', () => {
     expect(await text('#d-facts')).toContain('Refund A: damaged shipment, ticket #4081');
     expect(JSON.parse(await text('#d-args'))).toEqual({ charge: target, amount: 14500, reason: 'damaged' });
     expect(JSON.parse(await text('#d-evidence'))).toMatchObject({ request_id: approveMe.request_id, agent_id: 'agent-1', target });
+  });
+
+  it('renders the list and an open request to a screenshot', async () => {
+    const file = path.join(shotDir, 'reviewer-page.png');
+    await page.screenshot({ path: file, fullPage: true });
+    expect(fs.statSync(file).size).toBeGreaterThan(0);
   });
 
   it('approves with a note, and the API agrees', async () => {
@@ -150,12 +159,6 @@ suite('reviewer page in Chromium', () => {
     }).catch((e: Error) => {
       throw new Error(`${e.message}; still listed: ${rows}; message: ${problems.join(' ')}`);
     });
-  });
-
-  it('renders a screenshot', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-reviewer-')), 'reviewer-page.png');
-    await page.screenshot({ path: file, fullPage: true });
-    expect(fs.statSync(file).size).toBeGreaterThan(0);
   });
 
   it('ran without script errors or content security policy violations', () => {

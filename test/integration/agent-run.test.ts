@@ -1,5 +1,5 @@
 import type { Client, Connection } from '@temporalio/client';
-import { getGateQuery } from '../../src/workflows/definitions';
+import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { AuditStore } from '../../src/store/audit-store';
 import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
 import type { ToolMessage } from '../../src/core/conversation';
@@ -129,6 +129,13 @@ describe('agentRun', () => {
     expect(gate.status).toBe('invalidated');
     expect(gate.execution).toBeUndefined();
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+    // A policy block in the audit, never an execution failure.
+    const gateTrail = (await client.workflow.getHandle(requestId).query(getAuditQuery)).map((e) => e.event_type);
+    expect(gateTrail).toContain('approval.invalidated');
+    expect(gateTrail).not.toContain('tool.failed');
+    expect(gateTrail).not.toContain('approval.consumed');
+    const runTrail = await new AuditStore(stack.db).list(runId);
+    expect(runTrail.filter((e) => e.data.call_id === 'c3').map((e) => `${e.event_type}:${String(e.data.outcome)}`)).toEqual(['policy.blocked:invalidated']);
   });
 
   it('pauses on a structured interaction until a response that fits arrives', async () => {
