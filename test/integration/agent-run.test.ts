@@ -62,6 +62,19 @@ describe('agentRun', () => {
     expect(subs.map((s) => s.budget)).toEqual([500000]);
   });
 
+  it('needs the stricter tier\'s approvals when a modification raises the amount', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+    const requestId = await decidePending(client, runId, { decision: 'modify', args: { budget: 2500000, days: 3 } }, 'rev-1');
+    const gate = client.workflow.getHandle(requestId);
+    const mid = await gate.query(getGateQuery);
+    expect(mid).toMatchObject({ status: 'requested', approvals_required: 2, votes: [expect.objectContaining({ reviewer_id: 'rev-1', decision: 'modify' })] });
+    expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+    await decidePending(client, runId, { decision: 'approve' }, 'rev-2');
+    const v = await waitForRun(client, runId, done);
+    expect(v.final_answer).toBe('Submitted, budget 2,500,000 KRW.');
+    expect((await submissionsOf(stack.db, runId)).map((s) => [s.days, s.budget])).toEqual([[3, 2500000]]);
+  });
+
   it('refuses an invalid modification and runs nothing', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'done' }]);
     await expect(decidePending(client, runId, { decision: 'modify', args: { budget: 'lots' } })).rejects.toThrow();
