@@ -4,7 +4,7 @@ import { ModelError } from './errors';
 import { joinUrl, postJson } from './http';
 import type { Model, ModelInput, ToolSpec } from './spec';
 
-/** Used when neither the spec's `base_url` nor ANTHROPIC_BASE_URL is set. */
+/** Used when ANTHROPIC_BASE_URL is not set. */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** The Messages API version this mapping is written against. */
 export const ANTHROPIC_VERSION = '2023-06-01';

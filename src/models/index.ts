@@ -12,8 +12,8 @@ const PROVIDER_ENV = {
 
 /**
  * The Model for a validated spec. Real providers read their key from `env`
- * (OPENAI_API_KEY, ANTHROPIC_API_KEY) and their base URL from the spec, else
- * OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's. Throws `ModelError` naming
+ * (OPENAI_API_KEY, ANTHROPIC_API_KEY) and their base URL from OPENAI_BASE_URL /
+ * ANTHROPIC_BASE_URL, else the provider's (never from the request: see ProviderModelSpec). Throws `ModelError` naming
  * the variable when the key is missing, before any request is made.
  */
 export function createModel(spec: ModelSpec, env: Record<string, string | undefined> = process.env): Model {
@@ -21,7 +21,7 @@ export function createModel(spec: ModelSpec, env: Record<string, string | undefi
   const vars = PROVIDER_ENV[spec.kind];
   const apiKey = env[vars.key]?.trim();
   if (!apiKey) throw new ModelError(`${vars.key} is not set: a model of kind "${spec.kind}" needs it (or use kind "scripted")`);
-  const config = { model: spec.model, apiKey, baseUrl: spec.base_url ?? (env[vars.baseUrl]?.trim() || vars.defaultBaseUrl), max_tokens: spec.max_tokens };
+  const config = { model: spec.model, apiKey, baseUrl: env[vars.baseUrl]?.trim() || vars.defaultBaseUrl, max_tokens: spec.max_tokens };
   return spec.kind === 'openai' ? createOpenAIModel(config) : createAnthropicModel(config);
 }
 

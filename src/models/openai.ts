@@ -4,7 +4,7 @@ import { ModelError } from './errors';
 import { joinUrl, postJson } from './http';
 import type { Model, ModelInput, ToolSpec } from './spec';
 
-/** Used when neither the spec's `base_url` nor OPENAI_BASE_URL is set. */
+/** Used when OPENAI_BASE_URL is not set. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** The part of a Chat Completions response we read; other fields are ignored. */

@@ -44,14 +44,16 @@ export const ScriptedModelSpec = z
   });
 export type ScriptedModelSpec = z.infer<typeof ScriptedModelSpec>;
 
-/** A real provider, used when its API key env var is set. */
-export const ProviderModelSpec = z.object({
+/**
+ * A real provider, used when its API key env var is set. There is deliberately no
+ * base URL here: a run request must not be able to send the worker's API key to a
+ * server of its choosing. The base URL comes from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
+ */
+export const ProviderModelSpec = z.strictObject({
   /** `openai` covers any OpenAI-compatible Chat Completions server. */
   kind: z.enum(['openai', 'anthropic']),
   /** The provider's model name, e.g. `gpt-4o` or `claude-sonnet-4-20250514`. */
   model: z.string().min(1).max(200),
-  /** Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL and the provider's default. */
-  base_url: z.url().optional(),
   /** Output token limit; Anthropic requires one (default 1024). */
   max_tokens: z.int().min(1).max(200_000).optional(),
 });

@@ -101,7 +101,7 @@ describe('Anthropic model over HTTP', () => {
   });
 
   const model = () =>
-    createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514', base_url: baseUrl }), { ANTHROPIC_API_KEY: 'sk-ant-test' });
+    createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514' }), { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: baseUrl });
   const input = { messages: [{ role: 'system' as const, content: 'rules' }, { role: 'user' as const, content: 'Busan, 2 days' }], tools };
 
   it('posts to /v1/messages with the key, version header and default max_tokens', async () => {

@@ -80,7 +80,7 @@ describe('OpenAI model over HTTP', () => {
     seen = [];
   });
 
-  const model = () => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o', base_url: baseUrl }), { OPENAI_API_KEY: 'sk-test' });
+  const model = () => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: baseUrl });
   const input = { messages: [{ role: 'user' as const, content: 'Busan, 2 days' }], tools };
 
   it('posts the request with the bearer key and returns the assistant message', async () => {
@@ -116,7 +116,11 @@ describe('OpenAI model over HTTP', () => {
     expect(() => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), {})).toThrow(/OPENAI_API_KEY is not set/);
   });
 
-  it('uses OPENAI_BASE_URL when the spec has no base_url', async () => {
+  it('refuses a base_url in the run request, so a caller cannot redirect the API key', () => {
+    expect(ModelSpec.safeParse({ kind: 'openai', model: 'gpt-4o', base_url: 'https://attacker.example/v1' }).success).toBe(false);
+  });
+
+  it('uses OPENAI_BASE_URL with a trailing slash', async () => {
     reply = { status: 200, body: JSON.stringify(response) };
     await createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${baseUrl}/` }).next(input);
     expect(seen[0].url).toBe('/v1/chat/completions');
