@@ -89,9 +89,11 @@ describe('a decision the gate refuses', () => {
   }
 
   /** Still requested, no votes, no new audit event. */
+  /** Nothing decided: still requested, no votes, and the only new audit events are visible refusals. */
   async function unchanged(p: { id: string; events: number }): Promise<void> {
     expect((await h.get(p.id)).body).toMatchObject({ status: 'requested', votes: [] });
-    expect((await h.audit_(p.id)).body.count).toBe(p.events);
+    const events = (await h.audit_(p.id)).body.events as { event_type: string }[];
+    expect(events.slice(p.events).every((e) => e.event_type === 'decision.refused')).toBe(true);
   }
 
   it('answers 400 for malformed JSON and changes nothing', async () => {
@@ -115,6 +117,14 @@ describe('a decision the gate refuses', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('hash_mismatch');
     await unchanged(p);
+    // The refusal is visible in the trail, not silently dropped.
+    const deadline = Date.now() + 10_000;
+    let refused: { event_type: string; data: { refusal?: string } }[] = [];
+    while (refused.length === 0 && Date.now() < deadline) {
+      refused = ((await h.audit_(p.id)).body.events as typeof refused).filter((e) => e.event_type === 'decision.refused');
+      if (refused.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused.map((e) => e.data.refusal)).toEqual(['HashMismatch']);
   });
 
   it('answers 422 for wrong types and for modified args that carry a secret, changing nothing', async () => {
