@@ -152,6 +152,23 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     return state;
   };
 
+  // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
+  // start as soon as its handler is registered, which is below and before the first await.
+  upsertSearchAttributes([
+    { key: GATE_ACTION, value: state.payload.action },
+    { key: GATE_AGENT, value: state.payload.agent_id },
+    { key: GATE_TARGET, value: state.payload.target },
+    ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
+  ]);
+  trail.append({
+    event_type: 'approval.requested',
+    actor_type: 'agent',
+    actor_id: state.payload.agent_id,
+    note: state.payload.summary,
+    data: { action: state.payload.action, target: state.payload.target, approvals_required: state.approvals_required, executor: state.executor, expires_at: state.expires_at, args_sha256: state.final_args_sha256 },
+  });
+  publish();
+
   // Handlers are registered before the first await, so a decision sent right after creation is never lost.
   setHandler(getGateQuery, () => state);
   setHandler(getAuditQuery, () => trail.events);
@@ -210,21 +227,6 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       trail.append({ event_type: 'decision.refused', actor_type: m?.actor_type ?? 'agent', actor_id: m?.actor_id ?? 'unknown', note: err.message, data: { refusal: err.type, action: 'cancel' } });
     }
   });
-
-  upsertSearchAttributes([
-    { key: GATE_ACTION, value: state.payload.action },
-    { key: GATE_AGENT, value: state.payload.agent_id },
-    { key: GATE_TARGET, value: state.payload.target },
-    ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
-  ]);
-  trail.append({
-    event_type: 'approval.requested',
-    actor_type: 'agent',
-    actor_id: state.payload.agent_id,
-    note: state.payload.summary,
-    data: { action: state.payload.action, target: state.payload.target, approvals_required: state.approvals_required, executor: state.executor, expires_at: state.expires_at, args_sha256: state.final_args_sha256 },
-  });
-  publish();
 
   try {
     await awaitDecision(state, input, trail);

@@ -57,6 +57,20 @@ describe('approvalGateWorkflow', () => {
     expect(audit.filter((e) => e.event_type === 'decision.refused')).toHaveLength(0);
   });
 
+  it('starts the trail with approval.requested even when the decision arrives with the start', async () => {
+    const i = input();
+    const h = await client.workflow.signalWithStart('approvalGateWorkflow', {
+      workflowId: i.payload.request_id,
+      taskQueue: stack.worker.taskQueue,
+      args: [i],
+      signal: decideSignal,
+      signalArgs: [approve(i)],
+    });
+    await until(async () => (await h.query(getGateQuery)).status === 'approved');
+    const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
+    expect(types).toEqual(['approval.requested', 'approval.approved']);
+  });
+
   it('refuses a self-approval and a wrong hash by update, and audits a refused signal visibly', async () => {
     const i = input();
     const h = await start(i);
