@@ -59,7 +59,7 @@ export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<
 }
 
 /** `gate worker`: runs until SIGINT or SIGTERM. */
-export async function runWorker(): Promise<void> {
+export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
@@ -70,6 +70,7 @@ export async function runWorker(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
+  if (opts.json) console.log(JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }));
   await w.run();
 }
 

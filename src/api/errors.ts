@@ -9,7 +9,7 @@ export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
 /**
  * Any thrown value as the `{ error: { code, message, details? } }` the API promises.
  * GateError passes through; so does any error of the same shape (`status` + `code`, such
- * as another router's RunError). Fastify's own 4xx keep their status. Anything else is a
+ * as a router's own errors). Fastify's own 4xx keep their status. Anything else is a
  * 500 whose details stay in the log, or 503 when Temporal itself did not answer.
  */
 export function toHttpError(err: unknown): GateError {

@@ -42,6 +42,12 @@ export interface AuditView {
   verified: boolean;
   count: number;
   problem?: { index: number; reason: string };
+  /**
+   * The append-only store checked against the gate's chain (when this client has the
+   * store): its own chain intact, and every stored event equal to the gate's event of
+   * the same seq. `lagging` counts events the store has not received yet (writes in flight).
+   */
+  store?: { count: number; verified: boolean; matches_workflow: boolean; lagging: number; problem?: { index: number; reason: string } };
   events: AuditEvent[];
 }
 
@@ -119,7 +125,7 @@ export class GateClient {
 
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
   async decide(id: string, message: DecisionMessage): Promise<DecisionResult> {
-    const msg = parseDecision(message);
+    const msg = parseDecision({ ...message, request_id: id });
     const handle = this.handle(id);
     return this.call(id, async () => {
       try {
@@ -137,7 +143,7 @@ export class GateClient {
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
   async signalDecision(id: string, message: DecisionMessage): Promise<void> {
-    const msg = parseDecision(message);
+    const msg = parseDecision({ ...message, request_id: id });
     await this.call(id, () => this.handle(id).signal(decideSignal, msg));
   }
 
@@ -166,7 +172,8 @@ export class GateClient {
       if (events.length === 0 && !(await this.existence(id)).exists) throw notFound(id);
     }
     const v = verifyChain(events);
-    return { request_id: id, source, verified: v.ok, count: events.length, ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }), events };
+    const store = source === 'workflow' && this.options.audit ? storeCheck(await this.options.audit.list(id), events) : undefined;
+    return { request_id: id, source, verified: v.ok, count: events.length, ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }), ...(store ? { store } : {}), events };
   }
 
   /** Resolves when Temporal answers for this namespace; throws 503 otherwise. */
@@ -221,6 +228,14 @@ export class GateClient {
       throw err;
     }
   }
+}
+
+/** The store's copy of a trail, checked on its own and against the gate's chain. */
+function storeCheck(stored: AuditEvent[], chain: AuditEvent[]): NonNullable<AuditView['store']> {
+  const v = verifyChain(stored);
+  const mismatch = stored.findIndex((e, i) => chain[i]?.hash !== e.hash);
+  const problem = !v.ok ? { index: v.index, reason: v.reason } : mismatch >= 0 ? { index: mismatch, reason: `stored event ${stored[mismatch]!.event_id} differs from the gate's event at seq ${mismatch}` } : undefined;
+  return { count: stored.length, verified: v.ok, matches_workflow: mismatch === -1, lagging: Math.max(0, chain.length - stored.length), ...(problem ? { problem } : {}) };
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {

@@ -3,9 +3,10 @@ import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@tempo
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { httpStatusFor } from '../core/failure-types';
+import { GateError, snakeCase } from './gate-error';
 import { InteractionResponse } from '../core/interaction';
 import { ModelSpec } from '../models/spec';
-import { GATE_AGENT, GATE_STATUS } from '../workflows/definitions';
+import { GATE_AGENT, GATE_RUN_STATUS } from '../workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunInput, type RunView } from '../workflows/run-definitions';
 
 /** Body of `POST /v1/runs`. */
@@ -25,13 +26,7 @@ export const CreateRunBody = z
   .strict();
 export type CreateRunBody = z.infer<typeof CreateRunBody>;
 
-/** An error with the HTTP status it maps to. */
-export class RunError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+// Run errors are GateErrors: one error shape (`status`, snake_case `code`) for the whole API.
 
 function issues(e: z.ZodError): { path: string; message: string }[] {
   return e.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
@@ -41,10 +36,10 @@ function issues(e: z.ZodError): { path: string; message: string }[] {
 export class RunClient {
   constructor(private readonly client: Client, private readonly opts: { taskQueue: string }) {}
 
-  /** Validates and starts a run for `agentId`. Throws RunError 422 on a bad body. */
+  /** Validates and starts a run for `agentId`. Throws GateError 422 on a bad body. */
   async start(body: unknown, agentId: string): Promise<{ run_id: string; status: string }> {
     const parsed = CreateRunBody.safeParse(body);
-    if (!parsed.success) throw new RunError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
+    if (!parsed.success) throw new GateError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
     const b = parsed.data;
     const input: RunInput = { run_id: `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`, goal: b.goal, domain: b.domain, model: b.model, agent_id: agentId, approval_ttl_seconds: b.approval_ttl_seconds, max_turns: b.max_turns };
     await this.client.workflow.start('agentRunWorkflow', {
@@ -52,7 +47,7 @@ export class RunClient {
       taskQueue: this.opts.taskQueue,
       args: [input],
       typedSearchAttributes: [
-        { key: GATE_STATUS, value: 'running' },
+        { key: GATE_RUN_STATUS, value: 'running' },
         { key: GATE_AGENT, value: agentId },
       ],
       memo: { goal: b.goal, domain: b.domain, agent_id: agentId },
@@ -61,8 +56,9 @@ export class RunClient {
     return { run_id: input.run_id, status: 'running' };
   }
 
-  /** The run's view. Throws RunError 404 when there is no such run. */
+  /** The run's view. Throws 404 when there is no such run (also for a gate's id). */
   async get(runId: string): Promise<RunView> {
+    await this.runInfo(runId);
     try {
       return await this.client.workflow.getHandle(runId).query(getRunQuery);
     } catch (err) {
@@ -70,10 +66,22 @@ export class RunClient {
     }
   }
 
+  /** The run's memo, after checking the id names an agent run. Throws 404 otherwise. */
+  private async runInfo(runId: string): Promise<{ agent_id?: string }> {
+    try {
+      const d = await this.client.workflow.getHandle(runId).describe();
+      if (d.type !== 'agentRunWorkflow') throw new GateError(404, 'not_found', `no run ${runId}`);
+      return (d.memo ?? {}) as { agent_id?: string };
+    } catch (err) {
+      throw this.mapError(err, runId);
+    }
+  }
+
   /** Answers an interaction; 422 when the response does not fit, 409/404 when nothing waits for it. */
   async respond(runId: string, interactionId: string, body: unknown, responderId: string): Promise<RunView> {
+    await this.runInfo(runId);
     const parsed = InteractionResponse.safeParse(body);
-    if (!parsed.success) throw new RunError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
+    if (!parsed.success) throw new GateError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
     try {
       return await this.client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, { args: [interactionId, { ...parsed.data, responder_id: responderId }] });
     } catch (err) {
@@ -81,8 +89,10 @@ export class RunClient {
     }
   }
 
-  /** Cancels the run; its pending gates end `cancelled`. */
-  async cancel(runId: string): Promise<void> {
+  /** Cancels the run as the agent that started it; its pending gates end `cancelled`. Throws 403 for another agent, 404. */
+  async cancel(runId: string, agentId: string): Promise<void> {
+    const memo = await this.runInfo(runId);
+    if (memo.agent_id !== agentId) throw new GateError(403, 'not_requester', `only ${memo.agent_id ?? 'the agent that started it'} may cancel run ${runId}`);
     try {
       await this.client.workflow.getHandle(runId).cancel();
     } catch (err) {
@@ -91,13 +101,14 @@ export class RunClient {
   }
 
   private mapError(err: unknown, runId: string): Error {
-    if (err instanceof WorkflowNotFoundError) return new RunError(404, 'not_found', `no run ${runId}`);
+    if (err instanceof GateError) return err;
+    if (err instanceof WorkflowNotFoundError) return new GateError(404, 'not_found', `no run ${runId}`);
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       const type = err.cause.type ?? 'Error';
       const details = err.cause.details?.[0];
-      return new RunError(type === 'UnknownInteraction' ? 409 : httpStatusFor(type), type, err.cause.message, details);
+      return new GateError(type === 'UnknownInteraction' ? 409 : httpStatusFor(type), snakeCase(type), err.cause.message, details);
     }
-    if (err instanceof Error && /already completed|not found/i.test(err.message)) return new RunError(409, 'run_closed', `run ${runId} is no longer running: ${err.message}`);
+    if (err instanceof Error && /already completed|not found/i.test(err.message)) return new GateError(409, 'run_closed', `run ${runId} is no longer running: ${err.message}`);
     return err instanceof Error ? err : new Error(String(err));
   }
 }

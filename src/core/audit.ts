@@ -23,6 +23,7 @@ export const AuditEventType = {
   RunCompleted: 'run.completed',
   RunFailed: 'run.failed',
   RunCancelled: 'run.cancelled',
+  SignalRefused: 'signal.refused',
 } as const;
 export type AuditEventType = (typeof AuditEventType)[keyof typeof AuditEventType];
 

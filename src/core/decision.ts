@@ -32,6 +32,8 @@ export type DecisionBody = z.infer<typeof DecisionBody>;
 /** A decision as the gate receives it, by signal or update: always with its id and reviewer. */
 export const DecisionMessage = z
   .object({
+    /** The request decided on; a message naming another request is refused. */
+    request_id: z.string().min(1).max(200).optional(),
     decision_id: z.string().min(1).max(128),
     reviewer_id: z.string().min(1).max(200),
     decision: DecisionWord,

@@ -32,6 +32,8 @@ export const FailureType = {
   ModelError: 'ModelError',
   /** A tool raised: an execution failure, never a policy block. */
   ToolFailed: 'ToolFailed',
+  /** A run used its max_turns model calls without a final answer. */
+  TurnLimit: 'TurnLimit',
   /** A webhook receiver did not answer 2xx (retried). */
   WebhookDeliveryFailed: 'WebhookDeliveryFailed',
   /** Webhook URLs without a valid secret (not retried). */
@@ -54,6 +56,7 @@ const STATUS: Record<FailureType, number> = {
   ModelExhausted: 500,
   ModelError: 502,
   ToolFailed: 500,
+  TurnLimit: 500,
   WebhookDeliveryFailed: 502,
   WebhookMisconfigured: 500,
 };

@@ -49,6 +49,8 @@ export interface Modification {
   approvals_required?: number;
   /** Human-readable executed values, e.g. { budget: 500000 }. */
   executed_values?: Record<string, unknown>;
+  /** Model-facing args of the revised call, for the run's recorded assistant message. */
+  call_args?: Record<string, unknown>;
 }
 
 /** The whole state of one gate: what the query returns and the API shows. */
@@ -132,6 +134,9 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
     return { type: 'InvalidInput', message: 'malformed decision', details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
   }
   const d = parsed.data;
+  if (d.request_id !== undefined && d.request_id !== s.request_id) {
+    return { type: 'InvalidInput', message: `decision names request ${d.request_id}, but this is ${s.request_id}` };
+  }
   const t = transition(s.status, d.decision as LifecycleEvent);
   if (!t.ok) return t.refusal;
   if (d.payload_sha256 !== s.payload_sha256) {

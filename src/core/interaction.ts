@@ -7,7 +7,7 @@ export type InteractionType = z.infer<typeof InteractionType>;
 /** A structured question: what kind of answer, about which result, and whether the run can go on without one. */
 export const Interaction = z
   .object({
-    /** Stable id a response must name; filled by the run when absent. */
+    /** Ignored from a model: the run names each interaction `int_<call id>`, so ids are never reused. */
     id: z.string().min(1).max(128).optional(),
     /** What the person is asked to do. */
     type: InteractionType,

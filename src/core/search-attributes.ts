@@ -8,4 +8,6 @@ export const SEARCH_ATTRIBUTE_NAMES = {
   agent: 'GateAgent',
   target: 'GateTarget',
   runId: 'GateRunId',
+  /** A run's own status (running, waiting_approval, completed…), apart from gate statuses. */
+  runStatus: 'GateRunStatus',
 } as const;

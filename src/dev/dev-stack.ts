@@ -72,17 +72,24 @@ function quietWorkerLogs(): void {
   }
 }
 
-/** `gate dev`: start everything, print the URLs and a ready line, stop cleanly on Ctrl-C. */
-export async function runDev(): Promise<void> {
-  const stack = await startDevStack();
-  console.log(`API:             ${stack.apiUrl}`);
-  console.log(`Reviewer page:   ${stack.apiUrl}/`);
-  if (stack.uiUrl) console.log(`Temporal Web UI: ${stack.uiUrl}`);
-  console.log(`Temporal:        ${stack.temporalAddress}`);
-  console.log('ready: approval-gate is running (Ctrl-C to stop)');
+/**
+ * `gate dev`: start everything, print the URLs and a ready line, stop cleanly on Ctrl-C.
+ * With `json`, stdout carries one JSON object per state (ready, stopped) and progress goes to stderr.
+ */
+export async function runDev(opts: { json?: boolean } = {}): Promise<void> {
+  const stack = await startDevStack(loadConfig(), opts.json ? (l) => console.error(l) : undefined);
+  if (opts.json) {
+    console.log(JSON.stringify({ status: 'ready', api_url: stack.apiUrl, reviewer_page: `${stack.apiUrl}/`, ui_url: stack.uiUrl ?? null, temporal_address: stack.temporalAddress }));
+  } else {
+    console.log(`API:             ${stack.apiUrl}`);
+    console.log(`Reviewer page:   ${stack.apiUrl}/`);
+    if (stack.uiUrl) console.log(`Temporal Web UI: ${stack.uiUrl}`);
+    console.log(`Temporal:        ${stack.temporalAddress}`);
+    console.log('ready: approval-gate is running (Ctrl-C to stop)');
+  }
   await new Promise<void>((resolve) => {
     const stop = (): void => {
-      console.log('stopping…');
+      if (!opts.json) console.log('stopping…');
       stack.stop().then(resolve, (err) => {
         console.error(err);
         resolve();
@@ -91,4 +98,5 @@ export async function runDev(): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  if (opts.json) console.log(JSON.stringify({ status: 'stopped' }));
 }

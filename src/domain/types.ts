@@ -71,6 +71,11 @@ export type RevisionResult =
       approvals_required: number;
       /** The values that will really run, for the tool result and the final answer. */
       executed_values: Record<string, unknown>;
+      /**
+       * The model-facing args that stand for the revised call (valid against the tool's
+       * schema); the run rewrites the recorded call with them. The final input when absent.
+       */
+      call_args?: Record<string, unknown>;
       summary: string;
     }
   | { ok: false; issues: { path: string; message: string }[] };

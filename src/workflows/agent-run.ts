@@ -8,12 +8,12 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Message, ToolCall, ToolMessage } from '../core/conversation';
+import type { ToolCall, ToolMessage } from '../core/conversation';
 import { rewriteToolCallArgs, validateConversation } from '../core/conversation';
-import { checkInteractionResponse, type InteractionResponse } from '../core/interaction';
+import { checkInteractionResponse, InteractionResponse } from '../core/interaction';
 import type { RunActivities } from '../activities/run-contracts';
 import { AuditTrail } from './audit-trail';
-import { GATE_AGENT, GATE_STATUS } from './definitions';
+import { GATE_AGENT, GATE_RUN_STATUS } from './definitions';
 import { refusalFailure } from './failures';
 import { runToolCall, type CallContext } from './tool-call';
 import {
@@ -53,7 +53,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 
   const setStatus = (status: RunStatus): void => {
     view.status = status;
-    upsertSearchAttributes([{ key: GATE_STATUS, value: status }]);
+    upsertSearchAttributes([{ key: GATE_RUN_STATUS, value: status }]);
     setCurrentDetails(`**${status}** · ${input.domain} · ${input.goal}` + (view.error ? `\n\nerror: ${view.error}` : ''));
   };
   const refreshWaiting = (): void => {
@@ -63,9 +63,14 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 
   setHandler(getRunQuery, () => view);
   setHandler(argsFinalizedSignal, (a) => {
+    // Only this run's own pending gate may rewrite its call; anything else is refused visibly.
+    const pending = a && typeof a === 'object' ? view.pending_approvals.find((p) => p.call_id === a.call_id && p.request_id === a.request_id) : undefined;
+    if (!pending || a.args === null || typeof a.args !== 'object' || Array.isArray(a.args)) {
+      trail.append({ event_type: 'signal.refused', actor_type: 'system', actor_id: 'approval-gate', note: 'argsFinalized for no pending gate of this run', data: { call_id: String(a?.call_id ?? ''), request_id: String(a?.request_id ?? '') } });
+      return;
+    }
     // Modify: the recorded assistant message shows the args that will execute, before the tool runs.
-    const current = findCallArgs(view.messages, a.call_id);
-    view.messages = rewriteToolCallArgs(view.messages, a.call_id, { ...current, ...(a.executed_values ?? a.args) });
+    view.messages = rewriteToolCallArgs(view.messages, a.call_id, a.args);
   });
   setHandler(
     respondInteractionUpdate,
@@ -76,8 +81,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     {
       validator: (id: string, response: InteractionResponse): void => {
         const pending = view.pending_interactions.find((p) => p.id === id);
-        if (!pending || answers.has(id)) throw refusalFailure({ type: 'UnknownInteraction', message: `no pending interaction ${id}` });
-        const problems = checkInteractionResponse(pending, response);
+        if (!pending || answers.has(id)) throw refusalFailure({ type: 'UnknownInteraction', message: `no pending interaction ${String(id)}` });
+        const parsed = InteractionResponse.safeParse(response);
+        if (!parsed.success) throw refusalFailure({ type: 'InvalidResponse', message: 'malformed interaction response', details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+        const problems = checkInteractionResponse(pending, parsed.data);
         if (problems.length > 0) throw refusalFailure({ type: 'InvalidResponse', message: problems.join('; '), details: problems });
       },
     },
@@ -105,7 +112,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 
   try {
     for (let turn = 0; ; turn++) {
-      if (turn >= input.max_turns) throw ApplicationFailure.create({ type: 'ModelError', message: `no final answer after ${input.max_turns} model calls`, nonRetryable: true });
+      if (turn >= input.max_turns) throw ApplicationFailure.create({ type: 'TurnLimit', message: `no final answer after ${input.max_turns} model calls`, nonRetryable: true });
       const problems = validateConversation(view.messages);
       if (problems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `conversation is broken: ${problems.join('; ')}`, nonRetryable: true });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
@@ -139,15 +146,6 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   }
   await trail.flush();
   return view;
-}
-
-function findCallArgs(messages: readonly Message[], callId: string): Record<string, unknown> {
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    const c = m.tool_calls?.find((t) => t.id === callId);
-    if (c) return c.args;
-  }
-  return {};
 }
 
 /** The loop's own tool for structured questions to a person (DESIGN section 5). */

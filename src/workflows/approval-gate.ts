@@ -94,7 +94,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if (state.executor === 'tool' && input.tool && state.final_snapshot) {
       const r = await domain.reviseToolCall({ ...input.tool, tool: state.final_snapshot.tool, input: state.final_args, patch });
       if (!r.ok) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: [r.issues], nonRetryable: true });
-      return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values };
+      return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values, call_args: r.call_args ?? r.input };
     }
     const args = mergeArgs(state.final_args, patch);
     const secrets = findSecrets(args, '$.args');
@@ -103,6 +103,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   };
 
   const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
+    // Any service may signal: a message that is not even an object is refused, never a task failure.
+    if (d === null || typeof d !== 'object') throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
     const prev = previousDecision(state, d.decision_id);
     if (prev) return { ...prev, applied: false };
     let refusal = refuseDecision(state, d);
@@ -124,7 +126,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if (mod && input.run_id && input.call_id) {
       // The run rewrites the recorded call with the executed values before the tool runs.
       await getExternalWorkflowHandle(input.run_id)
-        .signal(argsFinalizedSignal, { call_id: input.call_id, request_id: state.request_id, args: mod.args, executed_values: mod.executed_values })
+        .signal(argsFinalizedSignal, { call_id: input.call_id, request_id: state.request_id, args: mod.call_args ?? mod.args, executed_values: mod.executed_values })
         .catch(() => undefined); // a run that is gone has no conversation to fix
     }
     return result;
@@ -174,7 +176,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(getAuditQuery, () => trail.events);
   setHandler(decideUpdate, decide, {
     validator: (d: DecisionMessage): void => {
-      if (d && typeof d === 'object' && typeof d.decision_id === 'string' && previousDecision(state, d.decision_id)) return;
+      if (d !== null && typeof d === 'object' && typeof d.decision_id === 'string' && previousDecision(state, d.decision_id)) return;
       const r = refuseDecision(state, d);
       if (r) throw refusalFailure(r);
     },

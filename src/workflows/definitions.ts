@@ -46,3 +46,4 @@ export const GATE_ACTION = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.actio
 export const GATE_AGENT = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.agent, SearchAttributeType.KEYWORD);
 export const GATE_TARGET = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.target, SearchAttributeType.KEYWORD);
 export const GATE_RUN_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runId, SearchAttributeType.KEYWORD);
+export const GATE_RUN_STATUS = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runStatus, SearchAttributeType.KEYWORD);

@@ -58,12 +58,14 @@ export async function runToolCall(ctx: CallContext, call: ToolCall): Promise<Too
 
 async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInput> {
   if (call.name === 'ask_user') return askUser(ctx, call);
-  const deniedKey = digest([call.name, call.args]);
-  if (ctx.denied.has(deniedKey)) {
-    return { outcome: 'blocked', reason: 'a reviewer already rejected this exact call in this run; it is not asked again. Change the plan instead' };
-  }
   const ref = { domain: ctx.input.domain, session_id: ctx.input.run_id };
   const plan = await adapter.planToolCall({ ...ref, tool: call.name, args: call.args });
+  // Denial memory is keyed on the input the adapter assembled, not the model's args: the same
+  // plan is not asked again, while a changed plan (a new draft) is a new request.
+  const deniedKey = plan.policy === 'require_approval' ? digest([call.name, plan.input]) : undefined;
+  if (deniedKey && ctx.denied.has(deniedKey)) {
+    return { outcome: 'blocked', reason: 'a reviewer already rejected this exact call in this run; it is not asked again. Change the plan instead' };
+  }
   switch (plan.policy) {
     case 'unknown_tool':
       return { outcome: 'unknown_tool', tool: call.name, known_tools: plan.known };
@@ -75,7 +77,7 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
       return execute(ctx, call, plan.input);
     case 'require_approval': {
       const r = await gate(ctx, call, plan);
-      if (r.outcome === 'denied') ctx.denied.add(deniedKey);
+      if (r.outcome === 'denied') ctx.denied.add(deniedKey!);
       return r;
     }
   }
@@ -169,7 +171,8 @@ export function fromGate(g: GateState): ToolResultInput {
 async function askUser(ctx: CallContext, call: ToolCall): Promise<ToolResultInput> {
   const parsed = Interaction.safeParse(call.args);
   if (!parsed.success) return { outcome: 'invalid_args', tool: call.name, issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
-  const pending: PendingInteraction = { ...parsed.data, id: parsed.data.id ?? `int_${call.id}`, call_id: call.id };
+  // The run names interactions after their call (unique in a run), so an id can never be reused.
+  const pending: PendingInteraction = { ...parsed.data, id: `int_${call.id}`, call_id: call.id };
   const answer = await ctx.awaitAnswer(pending);
   return {
     outcome: 'success',

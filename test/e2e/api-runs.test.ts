@@ -12,7 +12,7 @@ import { startTestWorker, type RunningWorker } from '../support/temporal';
 let api: RunningApi;
 let worker: RunningWorker;
 let db: Db;
-const keys: Record<'agent' | 'reviewer', string> = { agent: '', reviewer: '' };
+const keys: Record<'agent' | 'otherAgent' | 'reviewer', string> = { agent: '', otherAgent: '', reviewer: '' };
 
 async function call(method: string, p: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await fetch(`${api.url}${p}`, {
@@ -49,6 +49,7 @@ beforeAll(async () => {
   await store.migrate();
   keys.agent = (await store.create('agent', 'trip-agent')).key;
   keys.reviewer = (await store.create('reviewer', 'alice')).key;
+  keys.otherAgent = (await store.create('agent', 'other-agent')).key;
 });
 afterAll(async () => {
   await api.close();
@@ -82,6 +83,9 @@ describe('runs over HTTP', () => {
     expect((await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, { decision: 'approve', payload_sha256: gate.payload_sha256 })).status).toBe(200);
     const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
     expect(done.final_answer).toContain('800,000 KRW');
+    const trail = (await call('GET', `/v1/runs/${runId}/audit`, keys.reviewer)).body;
+    expect(trail.verified).toBe(true);
+    expect(trail.events.map((e: { event_type: string }) => e.event_type)).toEqual(['run.started', 'tool.result', 'tool.result', 'tool.result', 'run.completed']);
     const subs = (await call('GET', '/v1/domains/trip/submissions', keys.agent)).body as { request_id: string; budget: number }[];
     expect(subs.filter((s) => s.request_id === requestId).map((s) => s.budget)).toEqual([800000]);
   });
@@ -99,6 +103,8 @@ describe('runs over HTTP', () => {
     expect(wrong.body.error.message).toMatch(/CONFIRM takes true or false/);
     expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: 7 })).status).toBe(422);
     expect((await call('POST', `/v1/runs/${runId}/interactions/int_other`, keys.reviewer, { value: true })).status).toBe(409);
+    // A question to a person: the agent cannot answer it itself.
+    expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.agent, { value: true })).status).toBe(403);
     expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: true })).status).toBe(200);
     const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
     expect(done.final_answer).toBe('answer: true');
@@ -108,6 +114,8 @@ describe('runs over HTTP', () => {
     const runId = (await call('POST', '/v1/runs', keys.agent, scenario('trip-approve'))).body.run_id;
     const requestId = await pendingGate(runId);
     const gate = (await call('GET', `/v1/approvals/${requestId}`, keys.reviewer)).body;
+    expect((await call('GET', `/v1/runs/${requestId}`, keys.agent)).status).toBe(404); // a gate id is not a run
+    expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.otherAgent, {})).status).toBe(403);
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.agent, {})).status).toBe(202);
     await until(async () => ((await runView(runId)).status === 'cancelled' ? true : undefined));
     const late = await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, { decision: 'approve', payload_sha256: gate.payload_sha256 });

@@ -154,6 +154,23 @@ describe('gate CLI against a running stack', () => {
     expect(audit.stdout).toMatch(/approval\.requested/);
     expect(audit.stdout).toMatch(/approval\.approved/);
     expect(audit.stdout).toMatch(/^OK: \d+ events/m);
+    expect(audit.stdout).toMatch(/^store: \d+ events match/m);
+  });
+
+  it('audit --verify fails when the append-only store was edited behind its back', async () => {
+    const { request_id: id } = await createRequest('Refund 3 EUR to order o-9');
+    const asReviewer = { GATE_API_KEY: reviewerKey };
+    const stored = async () => (await db.query('SELECT event_id FROM audit_events WHERE request_id = ?', [id])).length;
+    for (let i = 0; i < 50 && (await stored()) === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await gate(['audit', id, '--verify'], asReviewer)).code).toBe(0);
+    // Someone with database access bypasses the append-only trigger and forges a note.
+    await db.run('DROP TRIGGER audit_events_no_update');
+    await db.run(`UPDATE audit_events SET note = 'forged' WHERE request_id = ?`, [id]);
+    const audit = await gate(['audit', id, '--verify'], asReviewer);
+    expect(audit.code).toBe(1);
+    expect(audit.stdout).toMatch(/^store: BROKEN/m);
+    const trail = JSON.parse((await gate(['audit', id, '--verify', '--json'], asReviewer)).stdout);
+    expect(trail.store).toMatchObject({ verified: false });
   });
 
   it('rejects with a reason and refuses a decision from an agent key', async () => {

@@ -9,17 +9,19 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-dev-'));
 let env: NodeJS.ProcessEnv;
 
 /** Starts `gate dev` as a real process and resolves once it prints its ready line. */
-function startDev(): Promise<{ proc: ChildProcess; out: () => string }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'gate.js'), 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startDev(json = false): Promise<{ proc: ChildProcess; out: () => string; stdout: () => string }> {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'gate.js'), 'dev', ...(json ? ['--json'] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gate dev not ready in 90 s:\n${out}`)), 90_000);
     proc.stdout!.on('data', () => {
-      if (/^ready:/m.test(out)) {
+      if (/^ready:/m.test(out) || /"status":"ready"/.test(out)) {
         clearTimeout(timer);
-        resolve({ proc, out: () => out });
+        resolve({ proc, out: () => out, stdout: () => stdout });
       }
     });
     proc.once('exit', (code) => reject(new Error(`gate dev exited ${code}:\n${out}`)));
@@ -47,7 +49,7 @@ beforeAll(async () => {
 });
 
 describe('gate dev', () => {
-  it('starts server, worker and API, prints the URLs and a ready line, keeps gates across a restart, and stops on Ctrl-C', async () => {
+  it('starts server, worker and API, prints the URLs and a ready line (text or --json), keeps gates across a restart, and stops on Ctrl-C', async () => {
     const first = await startDev();
     const apiUrl = /API:\s+(\S+)/.exec(first.out())![1]!;
     const uiUrl = /Temporal Web UI:\s+(\S+)/.exec(first.out())![1]!;
@@ -66,11 +68,12 @@ describe('gate dev', () => {
     const { request_id } = (await created.json()) as { request_id: string };
     expect(await stop(first.proc)).toBe(0);
 
-    const second = await startDev();
+    const second = await startDev(true);
+    expect(JSON.parse(second.stdout().trim().split('\n')[0]!)).toEqual({ status: 'ready', api_url: apiUrl, reviewer_page: `${apiUrl}/`, ui_url: uiUrl, temporal_address: `127.0.0.1:${env.GATE_TEMPORAL_PORT}` });
     const again = await fetch(`${apiUrl}/v1/approvals/${request_id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { status: string }).status).toBe('requested');
     expect(await stop(second.proc)).toBe(0);
-    expect(second.out()).toMatch(/stopping/);
+    expect(second.stdout().trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['ready', 'stopped']);
   });
 });

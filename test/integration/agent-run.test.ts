@@ -55,11 +55,14 @@ describe('agentRun', () => {
     expect(result.outcome).toBe('success');
     expect(result.content).toMatch(/500,?000/);
     expect(result.content).toMatch(/modified/i);
-    const call = v.messages.flatMap((m) => ('tool_calls' in m && m.tool_calls) || []).find((c) => c.id === 'c3')!;
-    expect(call.args).toMatchObject({ budget: 500000 });
     expect(v.final_answer).toBe('Submitted, budget 500,000 KRW.');
     const subs = await submissionsOf(stack.db, runId);
     expect(subs.map((s) => s.budget)).toEqual([500000]);
+    // The recorded call now names the reviewed draft (valid against the tool's schema), not the model's first proposal.
+    const call = v.messages.flatMap((m) => ('tool_calls' in m && m.tool_calls) || []).find((c) => c.id === 'c3')!;
+    const firstDraft = toolMessages(v).find((m) => m.tool_call_id === 'c1')!.values!.draft_id;
+    expect(call.args).toEqual({ draft_id: subs[0]!.draft_id });
+    expect(subs[0]!.draft_id).not.toBe(firstDraft);
   });
 
   it('needs the stricter tier\'s approvals when a modification raises the amount', async () => {
@@ -77,11 +80,14 @@ describe('agentRun', () => {
 
   it('refuses an invalid modification and runs nothing', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'done' }]);
-    await expect(decidePending(client, runId, { decision: 'modify', args: { budget: 'lots' } })).rejects.toThrow();
-    await expect(decidePending(client, runId, { decision: 'modify', args: { days: 40 } })).rejects.toThrow();
+    const refusal = (args: Record<string, unknown>) => decidePending(client, runId, { decision: 'modify', args }).then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
+    expect(await refusal({ budget: 'lots' })).toBe('InvalidArgs');
+    expect(await refusal({ days: 40 })).toBe('InvalidArgs');
     const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
     expect(v.status).toBe('waiting_approval');
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
+    // Nothing was written for the refused modifications: the model's draft is still the only one.
+    expect(await stack.db.query('SELECT draft_id FROM trip_drafts WHERE session_id = ?', [runId])).toHaveLength(1);
     await client.workflow.getHandle(runId).cancel();
   });
 
@@ -97,6 +103,23 @@ describe('agentRun', () => {
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
   });
 
+  it('opens a new request for a changed plan after a denial', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: '', tool_calls: [{ id: 'd2', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 500000 } }] },
+      { content: '', tool_calls: [{ id: 'v2', name: 'validate_trip_request', args: {} }] },
+      submit('c4'),
+      { content: 'Submitted, budget {{value:c4.budget}} KRW.' },
+    ]);
+    const first = await decidePending(client, runId, { decision: 'reject', reason: 'too expensive' });
+    await waitForRun(client, runId, (r) => r.pending_approvals.length > 0 && r.pending_approvals[0]!.request_id !== first);
+    await decidePending(client, runId, { decision: 'approve' });
+    const v = await waitForRun(client, runId, done);
+    expect(Object.fromEntries(toolMessages(v).map((m) => [m.tool_call_id, m.outcome]))).toMatchObject({ c3: 'denied', c4: 'success' });
+    expect((await submissionsOf(stack.db, runId)).map((s) => s.budget)).toEqual([500000]);
+  });
+
   it('runs the read-only call at once, waits for the risky one, and shows the model both results in call order', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [
       ...draftAndValidate(800000),
@@ -104,8 +127,13 @@ describe('agentRun', () => {
       { content: 'ok' },
     ]);
     const waiting = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
-    // Barrier: while s2 waits, s1's result is not in the conversation yet.
+    // Barrier: while s2 waits, s1's result is not in the conversation yet, although s1 already ran.
     expect(toolMessages(waiting).map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);
+    const audit = new AuditStore(stack.db);
+    const ranEarly = async () => (await audit.list(runId)).some((e) => e.event_type === 'tool.result' && e.data.call_id === 's1' && e.data.outcome === 'success');
+    for (let i = 0; i < 50 && !(await ranEarly()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await ranEarly()).toBe(true);
+    expect((await waitForRun(client, runId, (r) => r.pending_approvals.length > 0)).status).toBe('waiting_approval');
     await decidePending(client, runId, { decision: 'approve' });
     const v = await waitForRun(client, runId, done);
     expect(toolMessages(v).map((m) => `${m.tool_call_id}:${m.outcome}`)).toEqual(['c1:success', 'c2:success', 's1:success', 's2:success']);
@@ -166,6 +194,22 @@ describe('agentRun', () => {
     await h.executeUpdate(respondInteractionUpdate, { args: [id, { value: 'Jeju' }] });
     const v = await waitForRun(client, runId, done);
     expect(v.final_answer).toBe('You chose Jeju');
+  });
+
+  it('asks again when a model reuses an interaction id, and refuses a stray argsFinalized signal', async () => {
+    const ask = (id: string, type: string, extra: object = {}) => ({ content: '', tool_calls: [{ id, name: 'ask_user', args: { id: 'q', type, target: 'trip', prompt: `question ${id}`, required: true, ...extra } }] });
+    const runId = await startRun(client, stack.worker.taskQueue, [ask('a1', 'INPUT'), ask('a2', 'CONFIRM'), { content: '{{value:a1.value}} / {{value:a2.value}}' }]);
+    const h = client.workflow.getHandle(runId);
+    await h.signal('argsFinalized', { call_id: 'nope', request_id: 'nope', args: {} });
+    await h.signal('argsFinalized', null);
+    const first = await waitForRun(client, runId, (r) => r.pending_interactions.length > 0);
+    await h.executeUpdate(respondInteractionUpdate, { args: [first.pending_interactions[0]!.id, { value: 'Alice' }] });
+    const second = await waitForRun(client, runId, (r) => r.pending_interactions.some((p) => p.type === 'CONFIRM'));
+    expect(second.pending_interactions[0]!.id).not.toBe(first.pending_interactions[0]!.id);
+    await h.executeUpdate(respondInteractionUpdate, { args: [second.pending_interactions[0]!.id, { value: true }] });
+    const v = await waitForRun(client, runId, done);
+    expect(v.final_answer).toBe('Alice / true');
+    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(2);
   });
 
   it('cancels pending gates when the run is cancelled, and a late decision is refused', async () => {

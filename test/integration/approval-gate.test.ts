@@ -96,6 +96,18 @@ describe('approvalGateWorkflow', () => {
     expect(late).toBe('refused');
   });
 
+  it('refuses a malformed decision signal visibly and stays healthy', async () => {
+    const i = input();
+    const h = await start(i);
+    await h.signal('decide', null);
+    await h.signal('decide', { decision: 'approve' });
+    await h.signal('cancel', null);
+    await h.signal(decideSignal, { ...approve(i), request_id: 'appr_other' });
+    await until(async () => (await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused').length === 4);
+    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    expect((await h.query(getGateQuery)).status).toBe('approved');
+  });
+
   it('expires an approval nobody consumes before the consume deadline', async () => {
     const i = input({ consume_ttl_seconds: 1 });
     const h = await start(i);

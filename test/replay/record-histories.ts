@@ -6,7 +6,7 @@
  *   .tools/temporal/bin/temporal server start-dev --headless --port 7299 \
  *     --search-attribute GateStatus=Keyword --search-attribute GateAction=Keyword \
  *     --search-attribute GateAgent=Keyword --search-attribute GateTarget=Keyword \
- *     --search-attribute GateRunId=Keyword &
+ *     --search-attribute GateRunId=Keyword --search-attribute GateRunStatus=Keyword &
  *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run]
  *
  * With no argument both sets are recorded. Re-record only on purpose (a deliberate,

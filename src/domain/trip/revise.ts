@@ -57,6 +57,7 @@ export async function reviseTripCall(db: Db, sessionId: string, tool: string, in
       // A reviewer already looked at it, so even a budget now under the no-approval line keeps one approval.
       approvals_required: tier.policy === 'allow' ? 1 : tier.approvals_required,
       executed_values: contentOf(draft),
+      call_args: { draft_id: draft.draft_id },
       summary: tripSummary(contentOf(draft)),
     } satisfies RevisionResult;
   });
