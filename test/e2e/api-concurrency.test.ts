@@ -28,6 +28,20 @@ describe('concurrent callers on one request', () => {
     expect(decisions).toHaveLength(1);
   });
 
+  it('lets exactly one of 20 distinct reviewers decide at once; the others get 409 illegal_transition', async () => {
+    const { id, sha } = await open();
+    const keys = await Promise.all(Array.from({ length: 20 }, (_, i) => h.createKey('reviewer', `racer-${id.slice(-6)}-${i}`)));
+    const all = await Promise.all(
+      keys.map((key, i) => h.decide(id, i % 2 ? { decision: 'approve', payload_sha256: sha } : { decision: 'reject', payload_sha256: sha, reason: 'racing' }, key)),
+    );
+    expect(all.filter((r) => r.status === 200)).toHaveLength(1);
+    const refused = all.filter((r) => r.status !== 200);
+    expect(refused.map((r) => `${r.status} ${r.body.error.code}`)).toEqual(Array(19).fill('409 illegal_transition'));
+    const trail = await h.audit_(id);
+    const decided = trail.body.events.filter((e: { event_type: string }) => ['approval.approved', 'approval.denied'].includes(e.event_type));
+    expect(decided).toHaveLength(1);
+  });
+
   it('hands the args to exactly one of 20 parallel consumers', async () => {
     const { id, sha, args } = await open();
     expect((await h.decide(id, { decision: 'approve', payload_sha256: sha })).status).toBe(200);

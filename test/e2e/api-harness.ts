@@ -72,6 +72,11 @@ export class ApiHarness {
     return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
   }
 
+  /** A further key, for tests that need many distinct reviewers. */
+  async createKey(kind: 'agent' | 'reviewer', id: string): Promise<string> {
+    return (await new KeyStore(this.parts.db).create(kind, id)).key;
+  }
+
   async stop(): Promise<void> {
     await this.parts.app.close();
     await this.parts.worker.stop();

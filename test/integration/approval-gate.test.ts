@@ -130,3 +130,37 @@ describe('approvalGateWorkflow', () => {
     expect((await h.result()).status).toBe('consumed');
   });
 });
+
+describe('tool executor', () => {
+  it('records an error raised inside an approved tool as an execution failure, not a policy block', async () => {
+    const { ApplicationFailure } = await import('@temporalio/common');
+    const { startTestWorker } = await import('../support/temporal');
+    let runs = 0;
+    const failing = await startTestWorker({
+      recordAuditEvent: async () => undefined,
+      deliverWebhooks: async () => ({ delivered: [] }),
+      recheckSnapshot: async () => ({ ok: true }),
+      reviseToolCall: async () => ({ ok: false, issues: [] }),
+      executeTool: async () => {
+        runs++;
+        throw ApplicationFailure.create({ type: 'ToolFailed', message: 'the booking system is closed', nonRetryable: true });
+      },
+    });
+    try {
+      const base = input();
+      const args = base.payload.args;
+      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
+      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: failing.taskQueue, args: [i] });
+      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+      const final: GateState = await h.result();
+      expect(final.status).toBe('consumed');
+      expect(final.execution).toMatchObject({ outcome: 'failure', error: 'the booking system is closed' });
+      const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
+      expect(types).toEqual(['approval.requested', 'approval.approved', 'snapshot.verified', 'approval.consumed', 'tool.failed']);
+      expect(runs).toBe(1); // ToolFailed is final: not retried
+    } finally {
+      await failing.stop();
+    }
+  });
+});
