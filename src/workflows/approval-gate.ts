@@ -6,18 +6,15 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
-import { findSecrets } from '../core/secrets';
 import {
   applyDecision,
   applyEvent,
   initialGateState,
-  mergeArgs,
   previousDecision,
   refuseCancel,
   refuseConsume,
@@ -26,9 +23,8 @@ import {
   type GateState,
   type Modification,
 } from '../core/gate-state';
-import type { GateActivities } from '../activities/contracts';
 import { AuditTrail } from './audit-trail';
-import { awaitConsume, awaitDecision, runTool } from './gate-phases';
+import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
 import {
   cancelSignal,
   cancelUpdate,
@@ -49,11 +45,6 @@ import { refusalFailure } from './failures';
 import { argsFinalizedSignal } from './run-definitions';
 
 const SYSTEM = 'approval-gate';
-
-const domain = proxyActivities<GateActivities>({
-  startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
-});
 
 const now = (): string => new Date().toISOString();
 /** Refused decisions reported by the API that a gate records; more are dropped. */
@@ -88,20 +79,6 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     );
   };
 
-  /** Validated modification: the domain's revise for tool gates, a secret-checked merge otherwise. */
-  const modification = async (d: DecisionMessage): Promise<Modification> => {
-    const patch = d.args ?? {};
-    if (state.executor === 'tool' && input.tool && state.final_snapshot) {
-      const r = await domain.reviseToolCall({ ...input.tool, tool: state.final_snapshot.tool, input: state.final_args, patch });
-      if (!r.ok) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: [r.issues], nonRetryable: true });
-      return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values, call_args: r.call_args ?? r.input };
-    }
-    const args = mergeArgs(state.final_args, patch);
-    const secrets = findSecrets(args, '$.args');
-    if (secrets.length > 0) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args carry secrets at ${secrets.join(', ')}`, details: [secrets.map((p) => ({ path: p, message: 'secret' }))], nonRetryable: true });
-    return { args, executed_values: patch };
-  };
-
   const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
     // Any service may signal: a message that is not even an object is refused, never a task failure.
     if (d === null || typeof d !== 'object') throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
@@ -113,7 +90,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if (d.decision === 'modify') {
       state.busy = true; // other decisions are refused (Busy) while the domain validates
       try {
-        mod = await modification(d);
+        mod = await validateModification(state, input, d);
       } finally {
         state.busy = false;
       }

@@ -1,10 +1,13 @@
-import { ActivityFailure, condition, proxyActivities } from '@temporalio/workflow';
-import { applyEvent, type GateInput, type GateState } from '../core/gate-state';
+import { ActivityFailure, ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
+import type { DecisionMessage } from '../core/decision';
+import { findSecrets } from '../core/secrets';
+import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../core/gate-state';
 import { snapshotIdentityMismatches } from '../core/snapshot';
 import type { GateActivities } from '../activities/contracts';
 import type { AuditTrail } from './audit-trail';
 
-// The phases of a gate after creation: wait for a decision, then consume (external) or run the tool.
+// The steps of a gate that talk to the outside: validating a modification, waiting for a
+// decision, then the consume (external) or the tool run (tool executor).
 
 const SYSTEM = 'approval-gate';
 const now = (): string => new Date().toISOString();
@@ -81,4 +84,18 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
     state.execution = { outcome: 'failure', content: message, error: message, at: now() };
     trail.append({ event_type: 'tool.failed', actor_type: 'system', actor_id: SYSTEM, note: message, data: { tool: snapshot.tool } });
   }
+}
+
+/** A reviewer's modification, validated: the domain's revise for tool gates, a secret-checked merge otherwise. */
+export async function validateModification(state: GateState, input: GateInput, d: DecisionMessage): Promise<Modification> {
+  const patch = d.args ?? {};
+  if (state.executor === 'tool' && input.tool && state.final_snapshot) {
+    const r = await domain.reviseToolCall({ ...input.tool, tool: state.final_snapshot.tool, input: state.final_args, patch });
+    if (!r.ok) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: [r.issues], nonRetryable: true });
+    return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values, call_args: r.call_args ?? r.input };
+  }
+  const args = mergeArgs(state.final_args, patch);
+  const secrets = findSecrets(args, '$.args');
+  if (secrets.length > 0) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args carry secrets at ${secrets.join(', ')}`, details: [secrets.map((p) => ({ path: p, message: 'secret' }))], nonRetryable: true });
+  return { args, executed_values: patch };
 }
