@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { verifyChain, type AuditEvent } from '../core/audit';
+import { storeCheck, type AuditView } from './audit-view';
+
+export type { AuditView } from './audit-view';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
@@ -35,21 +38,6 @@ export interface CreateResult {
 }
 
 /** A request's audit trail and whether its hash chain verifies. */
-export interface AuditView {
-  request_id: string;
-  /** `workflow`: the gate's own chain; `store`: the append-only store (no worker answered). */
-  source: 'workflow' | 'store';
-  verified: boolean;
-  count: number;
-  problem?: { index: number; reason: string };
-  /**
-   * The append-only store checked against the gate's chain (when this client has the
-   * store): its own chain intact, and every stored event equal to the gate's event of
-   * the same seq. `lagging` counts events the store has not received yet (writes in flight).
-   */
-  store?: { count: number; verified: boolean; matches_workflow: boolean; lagging: number; problem?: { index: number; reason: string } };
-  events: AuditEvent[];
-}
 
 /**
  * The one place that talks to gate workflows; the API, the CLI and the MCP server use it.
@@ -228,14 +216,6 @@ export class GateClient {
       throw err;
     }
   }
-}
-
-/** The store's copy of a trail, checked on its own and against the gate's chain. */
-function storeCheck(stored: AuditEvent[], chain: AuditEvent[]): NonNullable<AuditView['store']> {
-  const v = verifyChain(stored);
-  const mismatch = stored.findIndex((e, i) => chain[i]?.hash !== e.hash);
-  const problem = !v.ok ? { index: v.index, reason: v.reason } : mismatch >= 0 ? { index: mismatch, reason: `stored event ${stored[mismatch]!.event_id} differs from the gate's event at seq ${mismatch}` } : undefined;
-  return { count: stored.length, verified: v.ok, matches_workflow: mismatch === -1, lagging: Math.max(0, chain.length - stored.length), ...(problem ? { problem } : {}) };
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {

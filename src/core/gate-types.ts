@@ -1,0 +1,98 @@
+import type { AuditEventType, ActorType } from './audit';
+import type { DecisionResult, DecisionWord } from './decision';
+import type { EvidencePayload, Executor, Snapshot } from './evidence';
+import type { ApprovalStatus } from './lifecycle';
+
+// The gate's data: what the workflow is started with, holds, and returns.
+
+/** Input of the approvalGate workflow. */
+export interface GateInput {
+  payload: EvidencePayload;
+  payload_sha256: string;
+  approvals_required: number;
+  executor: Executor;
+  consume_ttl_seconds: number;
+  escalate_before_seconds?: number;
+  /** Digest of what the creator sent, so a replay with other content is told apart. */
+  create_sha256: string;
+  /** For the `tool` executor: the domain and session whose tool the gate runs. */
+  tool?: { domain: string; session_id: string };
+  /** Set when an agent run owns this gate. */
+  run_id?: string;
+  /** The tool call the gate stands for, within its run. */
+  call_id?: string;
+}
+
+/** One reviewer's approval (approve or modify) counted toward the quorum. */
+export interface Vote {
+  reviewer_id: string;
+  decision_id: string;
+  decision: 'approve' | 'modify';
+  note?: string;
+  at: string;
+}
+
+/** What the executing tool reported: an execution result, never a policy block. */
+export interface ToolExecution {
+  outcome: 'success' | 'failure';
+  content: string;
+  values?: Record<string, unknown>;
+  error?: string;
+  at: string;
+}
+
+/** The result of a reviewer's modification after schema, domain validation and policy. */
+export interface Modification {
+  args: Record<string, unknown>;
+  snapshot?: Snapshot;
+  /** Approvals the modified call's policy tier needs. */
+  approvals_required?: number;
+  /** Human-readable executed values, e.g. { budget: 500000 }. */
+  executed_values?: Record<string, unknown>;
+  /** Model-facing args of the revised call, for the run's recorded assistant message. */
+  call_args?: Record<string, unknown>;
+}
+
+/** The whole state of one gate: what the query returns and the API shows. */
+export interface GateState {
+  request_id: string;
+  status: ApprovalStatus;
+  payload: EvidencePayload;
+  payload_sha256: string;
+  executor: Executor;
+  approvals_required: number;
+  votes: Vote[];
+  /** The decision that settled the request. */
+  decision?: { decision: DecisionWord; reviewer_id: string; reason?: string; note?: string; at: string };
+  /** Args that will run: the requested ones, or a reviewer's modification. */
+  final_args: Record<string, unknown>;
+  final_args_sha256: string;
+  final_snapshot?: Snapshot;
+  executed_values?: Record<string, unknown>;
+  modified_by?: string;
+  created_at: string;
+  expires_at: string;
+  consume_deadline?: string;
+  consumed_at?: string;
+  consumed_by?: string;
+  /** Why the request is in its current terminal state. */
+  status_reason?: string;
+  execution?: ToolExecution;
+  run_id?: string;
+  call_id?: string;
+  /** Results by decision id: a decision delivered twice is applied once. */
+  decisions: Record<string, DecisionResult>;
+  /** True while a modification is being validated; other decisions wait. */
+  busy: boolean;
+  updated_at: string;
+}
+
+/** An audit event to append, before the chain fields are filled. */
+export interface AuditSpec {
+  event_type: AuditEventType;
+  actor_type: ActorType;
+  actor_id: string;
+  note?: string;
+  data?: Record<string, unknown>;
+}
+
