@@ -64,6 +64,18 @@ export class GateHttpClient {
   getRun(id: string): Promise<Json> {
     return this.send('GET', `/v1/runs/${encodeURIComponent(id)}`);
   }
+  /** `GET /v1/runs/{id}/audit`. */
+  runAudit(id: string): Promise<unknown> {
+    return this.send('GET', `/v1/runs/${encodeURIComponent(id)}/audit`);
+  }
+  /** `POST /v1/runs/{id}/cancel` (the run's agent key). */
+  cancelRun(id: string): Promise<Json> {
+    return this.send('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`, {});
+  }
+  /** `POST /v1/runs/{id}/interactions/{interaction_id}` (reviewer key). */
+  respond(id: string, interactionId: string, body: Json): Promise<Json> {
+    return this.send('POST', `/v1/runs/${encodeURIComponent(id)}/interactions/${encodeURIComponent(interactionId)}`, body);
+  }
 
   private async send<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const url = `${this.target.baseUrl}${path}`;

@@ -97,6 +97,31 @@ describe('gate run', () => {
     const done = await gate(['run', 'show', runId], { GATE_API_KEY: reviewerKey });
     expect(done.stdout).toMatch(/status:\s+completed/);
     expect(done.stdout).toMatch(/tool \[c3\] success/);
+    const audit = await gate(['run', 'audit', runId], { GATE_API_KEY: reviewerKey });
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(/run\.started/);
+    expect(audit.stdout).toMatch(/chain intact/);
+  });
+
+  it('answers an interaction with gate run respond and cancels a waiting run with gate run cancel', async () => {
+    const file = path.join(os.tmpdir(), `ask-${Date.now()}.json`);
+    fs.writeFileSync(file, JSON.stringify({
+      goal: 'Ask first',
+      domain: 'trip',
+      model: { kind: 'scripted', turns: [{ content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'CONFIRM', target: 'trip', prompt: 'Go ahead?' } }] }, { content: 'answer {{value:a1.value}}' }] },
+    }));
+    const { run_id: askId } = JSON.parse((await gate(['run', 'start', file, '--json'], { GATE_API_KEY: agentKey })).stdout) as { run_id: string };
+    const asking = await runUntil(askId, (r) => r.pending_interactions.length > 0);
+    const iid = asking.pending_interactions[0]!.id;
+    expect((await gate(['run', 'respond', askId, iid, '--value', 'maybe'], { GATE_API_KEY: reviewerKey })).code).toBe(1);
+    expect((await gate(['run', 'respond', askId, iid, '--value', 'true'], { GATE_API_KEY: reviewerKey })).code).toBe(0);
+    expect((await runUntil(askId, (r) => r.status === 'completed')).final_answer).toBe('answer true');
+
+    const started = await gate(['run', 'start', 'trip-approve', '--json'], { GATE_API_KEY: agentKey });
+    const { run_id: runId } = JSON.parse(started.stdout) as { run_id: string };
+    await runUntil(runId, (r) => r.pending_approvals.length > 0);
+    expect((await gate(['run', 'cancel', runId], { GATE_API_KEY: agentKey })).code).toBe(0);
+    expect((await runUntil(runId, (r) => r.status === 'cancelled')).status).toBe('cancelled');
   });
 
   it('refuses to start a run with a reviewer key, and a scenario that does not exist', async () => {
