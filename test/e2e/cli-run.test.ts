@@ -30,7 +30,7 @@ function gate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numb
   });
 }
 
-type RunView = { run_id: string; status: string; goal: string; pending_approvals: { request_id: string }[] };
+type RunView = { run_id: string; status: string; goal: string; final_answer?: string; pending_approvals: { request_id: string }[]; pending_interactions: { id: string }[] };
 
 /** Polls the run over HTTP until `done` holds. */
 async function runUntil(id: string, done: (r: RunView) => boolean, ms = 30_000): Promise<RunView> {

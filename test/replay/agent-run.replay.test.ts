@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { AGENT_RUN_HISTORIES_DIR, childGateIds, decodeHistory, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories';
+import { decodeHistory } from './history-codec';
+import { AGENT_RUN_HISTORIES_DIR, childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories';
 
 /**
  * Replays the checked-in agentRun histories and their child gates' (recorded by
@@ -59,8 +60,8 @@ const COVERS: Record<string, string[]> = {
   'trip-batch.approvalGateWorkflow': ['update:decide', 'activity:executeTool', 'closed:completed'],
   'ask-user.agentRunWorkflow': ['update:respondInteraction', 'closed:completed'],
   'run-cancel.agentRunWorkflow': [`child:${GATE_TYPE}`, 'cancel-requested', 'cancel-out', 'closed:canceled'],
-  // Closes as Canceled, not Completed: see the note on `run-cancel` in record-histories.ts.
-  'run-cancel.approvalGateWorkflow': ['cancel-requested'],
+  // The gate handles the cancel itself: it records `approval.cancelled` and completes with its state.
+  'run-cancel.approvalGateWorkflow': ['cancel-requested', 'activity:recordAuditEvent', 'closed:completed'],
 };
 
 const quiet = (): void => undefined;

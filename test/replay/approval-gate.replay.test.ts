@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { decodeHistory, HISTORIES_DIR } from './record-histories';
+import { decodeHistory, HISTORIES_DIR } from './history-codec';
 
 /**
  * Replays checked-in approvalGate histories (recorded by `record-histories.ts`) against

@@ -18,8 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/contracts';
 import type { DecisionMessage } from '../../src/core/decision';
@@ -31,36 +29,7 @@ import type { approvalGateWorkflow } from '../../src/workflows';
 import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
 import type * as Harness from '../support/run-harness';
-
-export const HISTORIES_DIR = path.join(__dirname, 'histories');
-
-type History = proto.temporal.api.history.v1.IHistory;
-
-/*
- * History <-> proto3 JSON, the format of `temporal workflow show --output json` and of the
- * SDK's historyToJSON/historyFromJSON. We do not call those two: in this install npm keeps
- * three copies of protobufjs 8 (under @temporalio/common, /proto and /worker, because the root
- * holds grpc's protobufjs 7), and common's protojson refuses proto's reflected types with
- * "type must be a Type". Using protojson from the same copy as @temporalio/proto avoids that.
- * Once protobufjs is deduplicated, `historyToJSON(history)` and passing the parsed JSON
- * straight to runReplayHistories produce and read the very same files.
- */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- a path resolved at runtime, from @temporalio/proto's own copy
-const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))] })) as {
-  toJson(type: unknown, message: unknown): unknown;
-  fromJson(type: unknown, json: unknown, options?: { ignoreUnknownFields?: boolean }): unknown;
-};
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
-
-/** A fetched history as proto3 JSON text. */
-export function encodeHistory(history: History): string {
-  return JSON.stringify(protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history)), null, 2) + '\n';
-}
-
-/** A proto3 JSON history file back into the History object `runReplayHistories` takes. */
-export function decodeHistory(json: string): History {
-  return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
-}
+import { encodeHistory, HISTORIES_DIR, type History } from './history-codec';
 
 const AGENT = 'agent_billing';
 
@@ -211,10 +180,9 @@ export const RUN_PATHS: Record<string, RunPath> = {
     expect: { run: 'completed' },
   },
   /**
-   * The run is cancelled while its gate waits: the gate ends cancelled, then the run.
-   * As recorded, both close as Canceled and neither writes its `*.cancelled` audit event:
-   * `trail.append` schedules the write inside the already cancelled scope, so it is never
-   * scheduled and `flush` rethrows. A fix adds commands to this path and needs `patched()`.
+   * The run is cancelled while its gate waits: the gate records `approval.cancelled` and
+   * completes with its state (audit writes are non-cancellable), then the run closes as
+   * Canceled after writing `run.cancelled`.
    */
   'run-cancel': {
     turns: [...DRAFT, submit('c3'), { content: 'end' }],
@@ -249,7 +217,7 @@ async function recordRunPath(h: typeof Harness, client: Client, taskQueue: strin
   save(AGENT_RUN_HISTORIES_DIR, `${name}.${RUN_TYPE}.json`, history, view.status);
   for (const id of gates) {
     const gate = client.workflow.getHandle<typeof approvalGateWorkflow>(id);
-    await gate.result().catch(() => undefined); // today a gate cancelled with its run closes as Canceled, not Completed
+    await gate.result().catch(() => undefined); // the status check below decides
     const state = await gate.query(getGateQuery);
     if (state.status !== p.expect.gate) throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
     save(AGENT_RUN_HISTORIES_DIR, `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), state.status);

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+
+export const HISTORIES_DIR = path.join(__dirname, 'histories');
+
+export type History = proto.temporal.api.history.v1.IHistory;
+
+/*
+ * History <-> proto3 JSON, the format of `temporal workflow show --output json` and of the
+ * SDK's historyToJSON/historyFromJSON. We do not call those two: in this install npm keeps
+ * three copies of protobufjs 8 (under @temporalio/common, /proto and /worker, because the root
+ * holds grpc's protobufjs 7), and common's protojson refuses proto's reflected types with
+ * "type must be a Type". Using protojson from the same copy as @temporalio/proto avoids that.
+ * Once protobufjs is deduplicated, `historyToJSON(history)` and passing the parsed JSON
+ * straight to runReplayHistories produce and read the very same files.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a path resolved at runtime, from @temporalio/proto's own copy
+const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))] })) as {
+  toJson(type: unknown, message: unknown): unknown;
+  fromJson(type: unknown, json: unknown, options?: { ignoreUnknownFields?: boolean }): unknown;
+};
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+
+/** A fetched history as proto3 JSON text. */
+export function encodeHistory(history: History): string {
+  return JSON.stringify(protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history)), null, 2) + '\n';
+}
+
+/** A proto3 JSON history file back into the History object `runReplayHistories` takes. */
+export function decodeHistory(json: string): History {
+  return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
+}
+
