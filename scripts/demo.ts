@@ -97,7 +97,7 @@ async function tripDemo(api: Api, agentKey: string, reviewerKey: string): Promis
       const reqId = waiting.pending_approvals[0].request_id;
       const gate = (await api('GET', `/v1/approvals/${reqId}`, reviewerKey)).body;
       console.log(`  run ${waiting.status}; gate ${reqId}: ${gate.payload.summary} (needs ${gate.approvals_required})`);
-      const d = await api('POST', `/v1/approvals/${reqId}/decision`, reviewerKey, { ...b.decision, payload_sha256: gate.payload_sha256 });
+      const d = await api('POST', `/v1/approvals/${reqId}/decision`, reviewerKey, { ...b.decision, payload_sha256: gate.payload_sha256, args_sha256: gate.final_args_sha256 });
       console.log(`  reviewer: ${b.decision.decision} -> ${d.status} ${d.body.status ?? d.body.error?.message}`);
     }
     const done = await until(async () => {

@@ -89,6 +89,7 @@ async function decide(decision) {
   if (!current || $('approve').disabled) return;
   const id = current.request_id;
   const body = { decision, payload_sha256: current.payload_sha256 };
+  if (current.final_args_sha256) body.args_sha256 = current.final_args_sha256;
   if (self.crypto && crypto.randomUUID) body.decision_id = crypto.randomUUID();
   const note = $('note').value.trim(); if (note) body.note = note;
   if (decision === 'reject') {

@@ -23,6 +23,7 @@ export interface DecisionInput {
   reason?: string;
   note?: string;
   args?: Record<string, unknown>;
+  args_sha256?: string;
 }
 
 /**

@@ -7,10 +7,19 @@ export interface CliIo {
   err(text: string): void;
 }
 
+/**
+ * Control characters (but newline and tab) and bidi overrides, shown as `?`: text from
+ * agents must not move the cursor or recolour what a reviewer reads. JSON output is
+ * unaffected, since JSON.stringify already escapes them.
+ */
+export function terminalSafe(t: string): string {
+  return t.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
 /** stdout and stderr of this process. */
 export const processIo: CliIo = {
-  out: (t) => void process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-  err: (t) => void process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+  out: (t) => void process.stdout.write(terminalSafe(t.endsWith('\n') ? t : `${t}\n`)),
+  err: (t) => void process.stderr.write(terminalSafe(t.endsWith('\n') ? t : `${t}\n`)),
 };
 
 /** Prints `json` verbatim (pretty) with `--json`, else the human text. */

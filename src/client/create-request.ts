@@ -46,7 +46,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
   }
   const expiresAt = deadline(b, nowMs);
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
-  const requestId = requestIdFor(idempotencyKey);
+  const requestId = requestIdFor(caller.agentId, idempotencyKey);
   const payload = EvidencePayload.parse({
     request_id: requestId,
     correlation_id: b.correlation_id,

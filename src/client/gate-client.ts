@@ -6,6 +6,8 @@ import { storeCheck, type AuditView } from './audit-view';
 
 export type { AuditView } from './audit-view';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
+import { decisionKey } from '../core/gate-state';
+import { isFailureType } from '../core/failure-types';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
@@ -117,10 +119,10 @@ export class GateClient {
     const handle = this.handle(id);
     return this.call(id, async () => {
       try {
-        return await handle.executeUpdate(decideUpdate, { args: [msg], updateId: msg.decision_id });
+        return await handle.executeUpdate(decideUpdate, { args: [msg], updateId: decisionKey(msg) }); // scoped by reviewer, like the gate's own dedup
       } catch (err) {
         // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isFailureType(err.cause.type)) {
           const record = { decision_id: msg.decision_id, reviewer_id: msg.reviewer_id, decision: msg.decision, refusal: err.cause.type ?? 'Error', message: err.cause.message };
           await handle.signal(recordRefusalSignal, record).catch(() => undefined);
         }

@@ -25,6 +25,8 @@ export async function explain(err: unknown, requestId: string, lookup: () => Pro
   if (err instanceof GateError) return err;
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
     const f = err.cause;
+    // The SDK refuses an update the workflow has no handler for: the id names a workflow that is not a gate.
+    if (/no registered handler for update/i.test(f.message)) return notFound(requestId);
     const details = Array.isArray(f.details) && f.details.length === 1 ? f.details[0] : f.details ?? undefined;
     return new GateError(httpStatusFor(f.type), snakeCase(f.type ?? 'Error'), f.message, details);
   }

@@ -164,3 +164,25 @@ export function rewriteToolCallArgs(messages: readonly Message[], callId: string
 function structuredCopy(value: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 }
+
+/** Tool call ids the loop accepts: they name gates and idempotency keys, so printable and short. */
+const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * Problems with a model's reply before any of its calls runs: ids that are malformed,
+ * repeated within the reply, or already used earlier in the conversation. Empty when
+ * the batch may run.
+ */
+export function checkReply(history: readonly Message[], reply: AssistantMessage): string[] {
+  const used = new Set<string>();
+  for (const m of history) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) used.add(c.id);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const c of reply.tool_calls ?? []) {
+    if (!CALL_ID.test(c.id)) problems.push(`tool call id ${JSON.stringify(c.id.slice(0, 140))} is not 1-128 of [A-Za-z0-9_.:-]`);
+    else if (seen.has(c.id)) problems.push(`tool call id ${c.id} appears twice in one reply`);
+    else if (used.has(c.id)) problems.push(`tool call id ${c.id} was already used earlier in this run`);
+    seen.add(c.id);
+  }
+  return problems;
+}

@@ -17,6 +17,8 @@ export const DecisionBody = z
     note: z.string().max(2000).optional(),
     /** Replacement args (merged over the requested ones) for modify. */
     args: z.record(z.string(), z.unknown()).optional(),
+    /** The args digest the reviewer saw (`final_args_sha256`); required once a reviewer modified the args. */
+    args_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex final_args_sha256 of the request').optional(),
     /** Caller-chosen id so a retried decision is applied once; the server makes one when absent. */
     decision_id: z.string().min(1).max(128).optional(),
   })
@@ -41,6 +43,7 @@ export const DecisionMessage = z
     reason: z.string().max(2000).optional(),
     note: z.string().max(2000).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
+    args_sha256: z.string().optional(),
   })
   .strict()
   .superRefine((d, ctx) => {

@@ -8,6 +8,11 @@ export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Longest summary a dashboard shows. */
 export const MAX_SUMMARY_CHARS = 120;
 
+/** C0/C1 controls and bidi overrides: they can rewrite what a reviewer's terminal or page shows. */
+const DISPLAY_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const displayText = (max: number, what: string) =>
+  z.string().min(1).max(max, `must be at most ${max} characters`).refine((v) => !DISPLAY_UNSAFE.test(v), `${what} must not contain control characters or bidi overrides`);
+
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex characters (SHA-256)');
 const Id = z.string().min(1).max(200);
 const JsonObject = z.record(z.string(), z.unknown());
@@ -47,9 +52,9 @@ export const EvidenceFields = z.object({
   /** Namespaced verb. */
   action: Action,
   /** Canonical id of the resource being changed. */
-  target: z.string().min(1).max(500),
+  target: displayText(500, 'target'),
   /** One line for fast scanning. */
-  summary: z.string().min(1).max(MAX_SUMMARY_CHARS, `must be at most ${MAX_SUMMARY_CHARS} characters`),
+  summary: displayText(MAX_SUMMARY_CHARS, 'summary'),
   /** Concrete impact. */
   blast_radius: BlastRadius.default({}),
   /** The exact tool input. */
@@ -99,9 +104,12 @@ export function defaultIdempotencyKey(fields: { trigger_event_id: string; action
   return digest([fields.trigger_event_id, fields.action, fields.target]);
 }
 
-/** Deterministic request id for an idempotency key: one key, one workflow id. */
-export function requestIdFor(idempotencyKey: string): string {
-  return `appr_${digest(['approval-gate/request', idempotencyKey]).slice(0, 24)}`;
+/**
+ * Deterministic request id for an agent's idempotency key: one key, one workflow id.
+ * Scoped by agent, so one agent can neither squat nor probe another's keys.
+ */
+export function requestIdFor(agentId: string, idempotencyKey: string): string {
+  return `appr_${digest(['approval-gate/request', agentId, idempotencyKey]).slice(0, 24)}`;
 }
 
 /** A problem with a payload that is not a schema error: too big, or carrying secrets. */

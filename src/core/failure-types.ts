@@ -18,6 +18,8 @@ export const FailureType = {
   InvalidInput: 'InvalidInput',
   /** Modified args fail the tool's schema or domain validation (HTTP 422). */
   InvalidArgs: 'InvalidArgs',
+  /** A decision id this reviewer already used for a different decision (HTTP 409). */
+  DecisionIdReused: 'DecisionIdReused',
   /** A decision is being applied; try again (HTTP 409). */
   Busy: 'Busy',
   /** An interaction response that does not fit its interaction (HTTP 422). */
@@ -50,6 +52,7 @@ const STATUS: Record<FailureType, number> = {
   InvalidInput: 422,
   InvalidArgs: 422,
   Busy: 409,
+  DecisionIdReused: 409,
   InvalidResponse: 422,
   UnknownInteraction: 409,
   BrokenConversation: 500,
@@ -60,6 +63,11 @@ const STATUS: Record<FailureType, number> = {
   WebhookDeliveryFailed: 502,
   WebhookMisconfigured: 500,
 };
+
+/** True for a failure type of this list (a refusal the gate made on purpose). */
+export function isFailureType(type: string | undefined | null): type is FailureType {
+  return !!type && Object.prototype.hasOwnProperty.call(STATUS, type);
+}
 
 /** HTTP status for a failure type; 500 for anything not in the list. */
 export function httpStatusFor(type: string | undefined | null): number {

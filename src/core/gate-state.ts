@@ -24,19 +24,47 @@ export function initialGateState(input: GateInput, now: string): GateState {
     run_id: input.run_id,
     call_id: input.call_id,
     decisions: {},
+    decision_digests: {},
     busy: false,
     updated_at: now,
   };
 }
 
-/** True when a decision id was applied before; its first result should be returned again. */
-export function previousDecision(s: GateState, decisionId: string): DecisionResult | undefined {
-  return Object.prototype.hasOwnProperty.call(s.decisions, decisionId) ? s.decisions[decisionId] : undefined;
+/** A decision's identity: ids are the reviewer's own, so one reviewer cannot shadow another's. */
+export function decisionKey(d: { reviewer_id?: unknown; decision_id?: unknown }): string {
+  return JSON.stringify([String(d.reviewer_id ?? ''), String(d.decision_id ?? '')]);
+}
+
+/** Digest of what a decision says, to tell a true retry from a reused id. */
+function decisionDigest(d: Partial<DecisionMessage>): string {
+  return digest({ decision: d.decision ?? null, payload_sha256: d.payload_sha256 ?? null, args_sha256: d.args_sha256 ?? null, reason: d.reason ?? null, note: d.note ?? null, args: d.args ?? null });
+}
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * A decision seen before: its first result (a retry, or the same decision by signal and
+ * by update), or a refusal when the reviewer reused the id for a different decision.
+ * Undefined for a new decision.
+ */
+export function previousDecision(s: GateState, d: Partial<DecisionMessage>): { result: DecisionResult } | { refusal: Refusal } | undefined {
+  const key = decisionKey(d);
+  if (!own(s.decisions, key)) return undefined;
+  if (s.decision_digests[key] !== decisionDigest(d)) {
+    return { refusal: { type: 'DecisionIdReused', message: `decision_id ${String(d.decision_id)} was already used by ${String(d.reviewer_id)} for another decision; use a new id` } };
+  }
+  return { result: s.decisions[key]! };
+}
+
+/** True while this very decision (same reviewer, id and content) is being applied. */
+export function isInFlight(s: GateState, d: Partial<DecisionMessage>): boolean {
+  return s.busy && s.busy_key === decisionKey(d);
 }
 
 /**
  * Why a decision may not be applied, or null when it may. Duplicates are not refused
- * here: check `previousDecision` first. Pure and synchronous, so update validators use it.
+ * here: check `previousDecision` and `isInFlight` first. Pure and synchronous, so update
+ * validators use it.
  */
 export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   const parsed = DecisionMessage.safeParse(raw);
@@ -51,6 +79,14 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   if (!t.ok) return t.refusal;
   if (d.payload_sha256 !== s.payload_sha256) {
     return { type: 'HashMismatch', message: `decision names payload_sha256 ${d.payload_sha256.slice(0, 12)}…, but this request's payload is ${s.payload_sha256.slice(0, 12)}…: reload and review the current payload` };
+  }
+  // After a modification, approvals bind to the modified args too, not only to the evidence.
+  const argsSeen = d.args_sha256;
+  if (argsSeen !== undefined && argsSeen !== s.final_args_sha256) {
+    return { type: 'HashMismatch', message: `decision names args_sha256 ${argsSeen.slice(0, 12)}…, but the args to run are ${s.final_args_sha256.slice(0, 12)}…: reload and review them` };
+  }
+  if (s.modified_by && d.decision !== 'reject' && argsSeen === undefined) {
+    return { type: 'HashMismatch', message: `${s.modified_by} modified the args; review them and name their args_sha256 (${s.final_args_sha256.slice(0, 12)}…) in your decision` };
   }
   if (d.reviewer_id === s.payload.agent_id) {
     return { type: 'SelfApproval', message: `${d.reviewer_id} requested this action and cannot decide on it` };
@@ -111,8 +147,10 @@ export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod
   }
   s.updated_at = now;
   const result = resultOf(s, d, true);
-  // defineProperty: a decision id such as "__proto__" is stored as data, not as a prototype.
-  Object.defineProperty(s.decisions, d.decision_id, { value: result, enumerable: true, writable: true, configurable: true });
+  // defineProperty: a key such as "__proto__" is stored as data, not as a prototype.
+  const key = decisionKey(d);
+  Object.defineProperty(s.decisions, key, { value: result, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(s.decision_digests, key, { value: decisionDigest(d), enumerable: true, writable: true, configurable: true });
   return { result, events };
 }
 

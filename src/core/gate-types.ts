@@ -81,9 +81,14 @@ export interface GateState {
   run_id?: string;
   call_id?: string;
   /** Results by decision id: a decision delivered twice is applied once. */
+  /** Results by decision key (reviewer and decision id): a decision delivered twice is applied once. */
   decisions: Record<string, DecisionResult>;
+  /** Digest of each applied decision's content, by decision key: a reused id with other content is refused. */
+  decision_digests: Record<string, string>;
   /** True while a modification is being validated; other decisions wait. */
   busy: boolean;
+  /** Key of the decision being applied while busy; its duplicates wait for its result. */
+  busy_key?: string;
   updated_at: string;
 }
 

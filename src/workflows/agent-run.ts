@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { ToolCall, ToolMessage } from '../core/conversation';
-import { rewriteToolCallArgs, validateConversation } from '../core/conversation';
+import { checkReply, rewriteToolCallArgs, validateConversation } from '../core/conversation';
 import { checkInteractionResponse, InteractionResponse } from '../core/interaction';
 import type { RunActivities } from '../activities/run-contracts';
 import { AuditTrail } from './audit-trail';
@@ -30,7 +30,8 @@ const model = proxyActivities<RunActivities>({
   startToCloseTimeout: '2m',
   retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelExhausted', 'ModelError'] },
 });
-const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
+// Store reads ride out an outage of several minutes before the run gives up.
+const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 } });
 
 /**
  * The Workflow Loop: model -> one task per tool call (policy, then the tool or a child
@@ -117,6 +118,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
       if (problems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `conversation is broken: ${problems.join('; ')}`, nonRetryable: true });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
       const reply = await model.callModel({ model: input.model, messages: view.messages, tools: [...tools, ASK_USER_SPEC] });
+      // Checked before anything runs: call ids name gates and idempotency keys.
+      const replyProblems = checkReply(view.messages, reply);
+      if (replyProblems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `the model's reply cannot run: ${replyProblems.join('; ')}`, nonRetryable: true });
       view.messages.push(reply);
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {

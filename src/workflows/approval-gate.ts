@@ -14,7 +14,9 @@ import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } f
 import {
   applyDecision,
   applyEvent,
+  decisionKey,
   initialGateState,
+  isInFlight,
   previousDecision,
   refuseCancel,
   refuseConsume,
@@ -82,17 +84,22 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
     // Any service may signal: a message that is not even an object is refused, never a task failure.
     if (d === null || typeof d !== 'object') throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
-    const prev = previousDecision(state, d.decision_id);
-    if (prev) return { ...prev, applied: false };
+    // The same decision already being applied (a signal and an update for one click): wait for it.
+    if (isInFlight(state, d)) await condition(() => !isInFlight(state, d));
+    const prev = previousDecision(state, d);
+    if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
+    if (prev) return { ...prev.result, applied: false };
     let refusal = refuseDecision(state, d);
     if (refusal) throw refusalFailure(refusal);
     let mod: Modification | undefined;
     if (d.decision === 'modify') {
       state.busy = true; // other decisions are refused (Busy) while the domain validates
+      state.busy_key = decisionKey(d);
       try {
         mod = await validateModification(state, input, d);
       } finally {
         state.busy = false;
+        state.busy_key = undefined;
       }
       refusal = refuseDecision(state, d); // the TTL may have fired meanwhile
       if (refusal) throw refusalFailure(refusal);
@@ -153,7 +160,12 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(getAuditQuery, () => trail.events);
   setHandler(decideUpdate, decide, {
     validator: (d: DecisionMessage): void => {
-      if (d !== null && typeof d === 'object' && typeof d.decision_id === 'string' && previousDecision(state, d.decision_id)) return;
+      if (d !== null && typeof d === 'object') {
+        if (isInFlight(state, d)) return; // answered with the first one's result
+        const prev = previousDecision(state, d);
+        if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
+        if (prev) return;
+      }
       const r = refuseDecision(state, d);
       if (r) throw refusalFailure(r);
     },

@@ -14,7 +14,8 @@ const now = (): string => new Date().toISOString();
 
 const domain = proxyActivities<GateActivities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+  // Store reads ride out an outage of a few minutes; after that the gate fails closed (see runTool).
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
 });
 
 const tools = proxyActivities<GateActivities>({
@@ -67,7 +68,14 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   if (!snapshot || !ref) return block('a tool gate needs a snapshot and a domain to run in', ['snapshot']);
   const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
   if (identity.length > 0) return block('the args to run are not the approved args', identity);
-  const check = await domain.recheckSnapshot({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
+  let check;
+  try {
+    check = await domain.recheckSnapshot({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    // Fail closed: an approval that cannot be verified is not executed, and the gate still ends.
+    return block(`could not verify the approved snapshot: ${err.cause?.message ?? err.message}`, ['recheck unavailable']);
+  }
   if (!check.ok) return block(check.reason, check.mismatches);
   trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
   applyEvent(state, 'consume', now(), 'executed by the gate');

@@ -21,7 +21,7 @@ import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from '
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
 
-const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
+const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 } });
 const tools = proxyActivities<RunActivities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
@@ -59,7 +59,14 @@ export async function runToolCall(ctx: CallContext, call: ToolCall): Promise<Too
 async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInput> {
   if (call.name === 'ask_user') return askUser(ctx, call);
   const ref = { domain: ctx.input.domain, session_id: ctx.input.run_id };
-  const plan = await adapter.planToolCall({ ...ref, tool: call.name, args: call.args });
+  let plan;
+  try {
+    plan = await adapter.planToolCall({ ...ref, tool: call.name, args: call.args });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    // Fail closed: a call whose policy cannot be evaluated does not run, and the model is told.
+    return { outcome: 'blocked', reason: `policy could not be evaluated (${err.cause?.message ?? err.message}); nothing ran, try again later` };
+  }
   // Denial memory is keyed on the input the adapter assembled, not the model's args: the same
   // plan is not asked again, while a changed plan (a new draft) is a new request.
   const deniedKey = plan.policy === 'require_approval' ? digest([call.name, plan.input]) : undefined;

@@ -11,7 +11,7 @@ afterAll(async () => {
 
 /** The request id a body would have had: it must not exist after a refused create. */
 async function expectNothingStored(body: Record<string, unknown>): Promise<void> {
-  const id = requestIdFor(defaultIdempotencyKey(body as { trigger_event_id: string; action: string; target: string }));
+  const id = requestIdFor('agent-1', defaultIdempotencyKey(body as { trigger_event_id: string; action: string; target: string }));
   expect((await h.get(id)).status).toBe(404);
   expect(await h.audit.list(id)).toEqual([]);
 }

@@ -33,7 +33,7 @@ describe('creating an approval with an idempotency key', () => {
     const retry = await h.create({ ...body, agent_id: 'agent-1' }); // naming yourself explicitly is the same request
     expect(first.status).toBe(201);
     expect(retry.status).toBe(200);
-    expect(first.body.request_id).toBe(requestIdFor(defaultIdempotencyKey(body as never)));
+    expect(first.body.request_id).toBe(requestIdFor('agent-1', defaultIdempotencyKey(body as never)));
     expect(retry.body.request_id).toBe(first.body.request_id);
   });
 
@@ -56,6 +56,14 @@ describe('creating an approval with an idempotency key', () => {
     expect(count).toBe(1);
   });
 
+  it('scopes keys by agent: another agent using the same trigger gets its own request', async () => {
+    const body = evidence();
+    const mine = await h.create(body);
+    const theirs = await h.create({ ...body }, { key: h.keys.otherAgent });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.body.request_id).not.toBe(mine.body.request_id);
+  });
+
   it('refuses the same key with another payload with 409 and leaves the original untouched', async () => {
     const body = evidence();
     const key = `reuse-${body.trigger_event_id}`;
@@ -66,8 +74,10 @@ describe('creating an approval with an idempotency key', () => {
     expect(other.body.error).toMatchObject({ code: 'idempotency_conflict', message: expect.stringMatching(/idempotency key reused with another payload/) });
     const stored = await h.get(first.body.request_id);
     expect(stored.body).toMatchObject({ status: 'requested', payload_sha256: first.body.payload_sha256, payload: { summary: body.summary, args: body.args } });
-    // Another agent reusing the key with an identical body is not a replay of agent-1's request either.
-    expect((await h.create(body, { idempotencyKey: key, key: h.keys.otherAgent })).status).toBe(409);
+    // Another agent's same key names its own request: neither a replay of agent-1's nor a conflict with it.
+    const theirs = await h.create(body, { idempotencyKey: key, key: h.keys.otherAgent });
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.request_id).not.toBe(first.body.request_id);
   });
 
   it('treats a create for a finished request as a replay of it, not as a new request', async () => {

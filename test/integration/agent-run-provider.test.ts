@@ -69,3 +69,27 @@ describe('agentRun with an OpenAI-compatible provider', () => {
     expect(second[3].content).toMatch(/Budget tiers/);
   });
 });
+
+describe('agentRun with a provider that misbehaves', () => {
+  it('fails the run before running anything when one reply repeats a tool call id', async () => {
+    const bad = standIn([
+      completion({ content: null, tool_calls: [0, 1].map(() => ({ id: 'call_0', type: 'function', function: { name: 'draft_trip_request', arguments: '{"destination":"Busan","days":2,"budget":800000}' } })) }),
+    ]);
+    await new Promise<void>((r) => bad.server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(bad.server.address() as AddressInfo).port}/v1`;
+    const badDb = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-provider-bad-')), 'gate.db'));
+    const { activities } = await createActivities({ db: badDb, createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: url }) });
+    const w = await startTestWorker(activities);
+    try {
+      const runId = await startRun(client, w.taskQueue, [], { model: { kind: 'openai', model: 'gpt-test' } });
+      const v = await waitForRun(client, runId, (r) => ['completed', 'failed'].includes(r.status));
+      expect(v.status).toBe('failed');
+      expect(v.error).toMatch(/appears twice/);
+      expect(await badDb.query('SELECT draft_id FROM trip_drafts')).toEqual([]);
+    } finally {
+      await w.stop();
+      await badDb.close();
+      bad.server.close();
+    }
+  });
+});

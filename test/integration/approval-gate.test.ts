@@ -132,6 +132,69 @@ describe('approvalGateWorkflow', () => {
 });
 
 describe('tool executor', () => {
+  it('applies one modification once when it arrives by signal and by update while being validated', async () => {
+    const { startTestWorker } = await import('../support/temporal');
+    const slow = await startTestWorker({
+      recordAuditEvent: async () => undefined,
+      deliverWebhooks: async () => ({ delivered: [] }),
+      recheckSnapshot: async () => ({ ok: true }),
+      reviseToolCall: async ({ input: cur, patch }: { input: Record<string, unknown>; patch: Record<string, unknown> }) => {
+        await new Promise((r) => setTimeout(r, 1000)); // the domain takes its time
+        const next = { ...cur, ...patch };
+        return { ok: true, input: next, snapshot: { tool: 'book_slot', args_sha256: digest(next), result_version: 2, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) }, approvals_required: 1, executed_values: patch, summary: 'x' };
+      },
+      executeTool: async () => ({ content: 'booked' }),
+    });
+    try {
+      const base = input();
+      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
+      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: slow.taskQueue, args: [i] });
+      const mod = { decision_id: 'mod-1', reviewer_id: 'rev-1', decision: 'modify' as const, payload_sha256: i.payload_sha256, args: { amount: 100 } };
+      await h.signal(decideSignal, mod);
+      const viaUpdate = await h.executeUpdate(decideUpdate, { args: [mod] });
+      expect(viaUpdate).toMatchObject({ decision_id: 'mod-1', applied: false });
+      const final: GateState = await h.result();
+      expect(final.final_args).toMatchObject({ amount: 100 });
+      const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
+      expect(types.filter((t) => t === 'approval.modified')).toHaveLength(1);
+      expect(types).not.toContain('decision.refused');
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('fails closed when the snapshot cannot be re-checked: invalidated, nothing runs, the gate still ends', async () => {
+    const { ApplicationFailure } = await import('@temporalio/common');
+    const { startTestWorker } = await import('../support/temporal');
+    let runs = 0;
+    const blind = await startTestWorker({
+      recordAuditEvent: async () => undefined,
+      deliverWebhooks: async () => ({ delivered: [] }),
+      recheckSnapshot: async () => {
+        throw ApplicationFailure.create({ message: 'database is locked', nonRetryable: true });
+      },
+      reviseToolCall: async () => ({ ok: false, issues: [] }),
+      executeTool: async () => {
+        runs++;
+        return { content: 'ran' };
+      },
+    });
+    try {
+      const base = input();
+      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
+      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: blind.taskQueue, args: [i] });
+      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+      const final: GateState = await h.result();
+      expect(final.status).toBe('invalidated');
+      expect(final.status_reason).toMatch(/could not verify the approved snapshot: database is locked/);
+      expect(runs).toBe(0);
+    } finally {
+      await blind.stop();
+    }
+  });
+
   it('records an error raised inside an approved tool as an execution failure, not a policy block', async () => {
     const { ApplicationFailure } = await import('@temporalio/common');
     const { startTestWorker } = await import('../support/temporal');

@@ -54,7 +54,7 @@ const activities: GateActivities = {
 function gateInput(scenario: string, ttlSeconds: number): GateInput {
   const idempotency_key = `replay-${scenario}-${randomUUID()}`;
   const payload = EvidencePayload.parse({
-    request_id: requestIdFor(idempotency_key),
+    request_id: requestIdFor(AGENT, idempotency_key),
     correlation_id: `corr_${scenario}`,
     agent_id: AGENT,
     trigger_event_id: `ticket_${scenario}`,

@@ -46,7 +46,7 @@ export async function decidePending(client: Client, runId: string, decision: { d
   const requestId = v.pending_approvals[0]!.request_id;
   const gate = client.workflow.getHandle(requestId);
   const state = await gate.query(getGateQuery);
-  await gate.executeUpdate(decideUpdate, { args: [{ decision_id: randomUUID(), reviewer_id: reviewer, payload_sha256: state.payload_sha256, ...decision }] });
+  await gate.executeUpdate(decideUpdate, { args: [{ decision_id: randomUUID(), reviewer_id: reviewer, payload_sha256: state.payload_sha256, args_sha256: state.final_args_sha256, ...decision }] });
   return requestId;
 }
 

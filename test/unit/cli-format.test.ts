@@ -176,3 +176,10 @@ describe('run formatting', () => {
     expect(out).toContain('appr_9  submit_trip_request  call c1');
   });
 });
+
+describe('terminal safety', () => {
+  it('shows escape sequences and bidi overrides as ? but keeps newlines and tabs', async () => {
+    const { terminalSafe } = await import('../../src/cli/io');
+    expect(terminalSafe('Refund 5 USD\u001b[2K\r\u001b[32mRefund 5 USD (verified)\u001b[0m\n\tnext \u202eevil')).toBe('Refund 5 USD?[2K??[32mRefund 5 USD (verified)?[0m\n\tnext ?evil');
+  });
+});

@@ -1,5 +1,5 @@
 import fixture from '../fixtures/models/conversation-with-outcomes.json';
-import { Conversation, Message, rewriteToolCallArgs, ToolOutcome, validateConversation } from '../../src/core/conversation';
+import { Conversation, Message, rewriteToolCallArgs, ToolOutcome, validateConversation, checkReply } from '../../src/core/conversation';
 
 const sys: Message = { role: 'system', content: 'be careful' };
 const user: Message = { role: 'user', content: 'submit my Busan trip' };
@@ -86,5 +86,27 @@ describe('rewriteToolCallArgs', () => {
 
   it('throws when no assistant message has the call', () => {
     expect(() => rewriteToolCallArgs([user, calls('c1')], 'c9', {})).toThrow(/no assistant message has tool call "c9"/);
+  });
+});
+
+describe('checkReply', () => {
+  const call = (id: string) => ({ id, name: 'draft_trip_request', args: {} });
+  const history = [
+    { role: 'user' as const, content: 'go' },
+    { role: 'assistant' as const, content: '', tool_calls: [call('c1')] },
+    { role: 'tool' as const, tool_call_id: 'c1', outcome: 'success' as const, content: 'ok' },
+  ];
+
+  it('accepts fresh, well-formed ids', () => {
+    expect(checkReply(history, { role: 'assistant', content: '', tool_calls: [call('c2'), call('call_abc.1:x')] })).toEqual([]);
+  });
+
+  it.each([
+    ['a repeated id within the reply', [call('c2'), call('c2')], /appears twice/],
+    ['an id used earlier in the run', [call('c1')], /already used/],
+    ['an id with spaces', [call('call 3')], /not 1-128/],
+    ['an id too long', [call('x'.repeat(129))], /not 1-128/],
+  ])('refuses %s before anything runs', (_title, calls, pattern) => {
+    expect(checkReply(history, { role: 'assistant', content: '', tool_calls: calls }).join('\n')).toMatch(pattern);
   });
 });

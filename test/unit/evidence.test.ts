@@ -337,14 +337,15 @@ describe('digest', () => {
 
 describe('ids and keys', () => {
   it('derives a deterministic, well-formed request id from an idempotency key', () => {
-    expect(requestIdFor('key-1')).toBe(requestIdFor('key-1'));
-    expect(requestIdFor('key-1')).toMatch(/^appr_[0-9a-f]{24}$/);
+    expect(requestIdFor('agent-1', 'key-1')).toBe(requestIdFor('agent-1', 'key-1'));
+    expect(requestIdFor('agent-1', 'key-1')).toMatch(/^appr_[0-9a-f]{24}$/);
+    expect(requestIdFor('agent-1', 'key-1')).not.toBe(requestIdFor('agent-2', 'key-1'));
   });
 
   it('derives distinct request ids for distinct keys', () => {
-    const ids = new Set(Array.from({ length: 500 }, (_, i) => requestIdFor(`key-${i}`)));
+    const ids = new Set(Array.from({ length: 500 }, (_, i) => requestIdFor('agent-1', `key-${i}`)));
     expect(ids.size).toBe(500);
-    expect(requestIdFor('a')).not.toBe(requestIdFor('A'));
+    expect(requestIdFor('agent-1', 'a')).not.toBe(requestIdFor('agent-1', 'A'));
   });
 
   const base = { trigger_event_id: 'evt_1', action: 'stripe.refund.create', target: 'ch_1' };
@@ -359,5 +360,17 @@ describe('ids and keys', () => {
   it('keeps the default idempotency key stable and free of concatenation collisions', () => {
     expect(defaultIdempotencyKey({ ...base })).toBe(defaultIdempotencyKey(base));
     expect(defaultIdempotencyKey({ trigger_event_id: 'ab', action: 'c', target: 'd' })).not.toBe(defaultIdempotencyKey({ trigger_event_id: 'a', action: 'bc', target: 'd' }));
+  });
+});
+
+describe('display-unsafe text', () => {
+  it.each([
+    ['an escape sequence in the summary', { summary: 'Refund\u001b[2K verified' }],
+    ['a carriage return in the summary', { summary: 'Refund\rverified' }],
+    ['a bidi override in the target', { target: 'ch_\u202e1' }],
+  ])('refuses %s', (_t, over) => {
+    const r = CreateApprovalBody.safeParse({ correlation_id: 'c', trigger_event_id: 'e', action: 'refund.create', target: 'ch_1', summary: 'Refund', args: {}, ...over });
+    expect(r.success).toBe(false);
+    expect(JSON.stringify(r.error?.issues)).toMatch(/control characters or bidi overrides/);
   });
 });

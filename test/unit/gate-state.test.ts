@@ -212,8 +212,8 @@ describe('applyDecision', () => {
     expect(s.votes.map((v) => v.reviewer_id)).toEqual(['carol']);
     expect(events.map((e) => e.event_type)).toEqual(['approval.modified', 'approval.vote_recorded']);
     expect(result).toMatchObject({ status: 'requested', approvals: 1, approvals_required: 2 });
-    expect(refuseDecision(s, msg({ reviewer_id: 'carol' }))?.type).toBe('DuplicateReviewer');
-    applyDecision(s, msg({ reviewer_id: 'dave' }), T1);
+    expect(refuseDecision(s, msg({ reviewer_id: 'carol', args_sha256: s.final_args_sha256 }))?.type).toBe('DuplicateReviewer');
+    applyDecision(s, msg({ reviewer_id: 'dave', args_sha256: s.final_args_sha256 }), T1);
     expect(s.status).toBe('approved');
     expect(s.final_args).toEqual(args);
   });
@@ -224,7 +224,7 @@ describe('applyDecision', () => {
     applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 1 } }), T1, { args: { ...payload.args, amount: 1 } });
     expect(s.status).toBe('requested');
     expect(s.votes.map((v) => v.reviewer_id)).toEqual(['carol']);
-    expect(refuseDecision(s, msg({ reviewer_id: 'alice' }))).toBeNull();
+    expect(refuseDecision(s, msg({ reviewer_id: 'alice', args_sha256: s.final_args_sha256 }))).toBeNull();
   });
 
   it('never lowers the quorum through a modification', () => {
@@ -238,17 +238,35 @@ describe('applyDecision', () => {
     const s = gate({ approvals_required: 2 });
     const d1 = msg({ reviewer_id: 'alice' });
     const r1 = applyDecision(s, d1, T0).result;
-    expect(previousDecision(s, d1.decision_id)).toEqual(r1);
+    expect(previousDecision(s, d1)).toEqual({ result: r1 });
     const d2 = msg({ reviewer_id: 'bob' });
     applyDecision(s, d2, T1);
     // The first result is kept as it was when applied, not rewritten by later decisions.
-    expect(previousDecision(s, d1.decision_id)).toMatchObject({ status: 'requested', approvals: 1 });
-    expect(previousDecision(s, d2.decision_id)).toMatchObject({ status: 'approved', approvals: 2 });
-    expect(previousDecision(s, 'never-sent')).toBeUndefined();
+    expect(previousDecision(s, d1)).toMatchObject({ result: { status: 'requested', approvals: 1 } });
+    expect(previousDecision(s, d2)).toMatchObject({ result: { status: 'approved', approvals: 2 } });
+    expect(previousDecision(s, msg({ decision_id: 'never-sent' }))).toBeUndefined();
+  });
+
+  it('scopes decision ids by reviewer and refuses an id reused for another decision', () => {
+    const s = gate({ approvals_required: 2 });
+    applyDecision(s, msg({ reviewer_id: 'alice', decision_id: 'd-1' }), T0);
+    // Another reviewer's "d-1" is a different decision, not a retry of alice's.
+    expect(previousDecision(s, msg({ reviewer_id: 'bob', decision_id: 'd-1', decision: 'reject', reason: 'no' }))).toBeUndefined();
+    // alice reusing "d-1" for a rejection is refused visibly.
+    expect(previousDecision(s, msg({ reviewer_id: 'alice', decision_id: 'd-1', decision: 'reject', reason: 'changed my mind' }))).toMatchObject({ refusal: { type: 'DecisionIdReused' } });
+  });
+
+  it('binds approvals after a modification to the modified args', () => {
+    const s = gate({ approvals_required: 2 });
+    applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 99 } }), T0);
+    expect(refuseDecision(s, msg({ reviewer_id: 'dave' }))).toMatchObject({ type: 'HashMismatch' });
+    expect(refuseDecision(s, msg({ reviewer_id: 'dave', args_sha256: 'c'.repeat(64) }))).toMatchObject({ type: 'HashMismatch' });
+    expect(refuseDecision(s, msg({ reviewer_id: 'dave', args_sha256: s.final_args_sha256 }))).toBeNull();
+    expect(refuseDecision(s, msg({ reviewer_id: 'dave', decision: 'reject', reason: 'no' }))).toBeNull();
   });
 
   it.each(['toString', 'constructor', 'hasOwnProperty'])('does not mistake the inherited name %s for a previous decision', (id) => {
-    expect(previousDecision(gate(), id)).toBeUndefined();
+    expect(previousDecision(gate(), msg({ decision_id: id }))).toBeUndefined();
   });
 
   // Regression (fixed): `s.decisions[d.decision_id] = result` with decision_id "__proto__" sets the
@@ -258,7 +276,7 @@ describe('applyDecision', () => {
     const s = gate();
     const d = msg({ decision_id: '__proto__' });
     const { result } = applyDecision(s, d, T1);
-    expect(previousDecision(s, '__proto__')).toEqual(result);
+    expect(previousDecision(s, d)).toEqual({ result });
   });
 });
 

@@ -11,14 +11,18 @@ interface DecideOptions extends ApiOptions {
 }
 
 /**
- * Reads the request first, so the decision names the exact payload_sha256 the reviewer
- * is shown (a decision on another payload is refused by the server), then decides.
+ * Reads the request first, so the decision names the exact payload_sha256 and
+ * final_args_sha256 the reviewer is shown (a decision on anything else is refused by the
+ * server), then decides.
  */
 async function decide(io: CliIo, id: string, opts: DecideOptions, decision: DecisionInput['decision']): Promise<void> {
   const client = clientFor(opts, 'reviewer');
   const request = await client.getApproval(id);
   if (!opts.json) io.out(`${verb(decision)} this request:\n${formatApproval(request)}\n`);
   const body: DecisionInput = { decision, payload_sha256: text(request, 'payload_sha256') };
+  // Bind the decision to the args shown too: after a reviewer's modification the server requires it.
+  const argsSha = (request as { final_args_sha256?: unknown }).final_args_sha256;
+  if (typeof argsSha === 'string') body.args_sha256 = argsSha;
   if (opts.note !== undefined) body.note = opts.note;
   if (opts.reason !== undefined) body.reason = opts.reason;
   if (opts.args !== undefined) body.args = opts.args;
