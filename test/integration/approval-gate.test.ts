@@ -131,25 +131,38 @@ describe('approvalGateWorkflow', () => {
   });
 });
 
+/** A `tool`-executor gate input whose snapshot names `book_slot` and the request's args. */
+function toolGateInput(): GateInput {
+  const base = input();
+  const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
+  return { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
+}
+
+/** A worker whose domain activities are the test's own; the store and webhooks do nothing. */
+async function stubWorker(domain: Record<string, (...args: never[]) => Promise<unknown>>) {
+  const { startTestWorker } = await import('../support/temporal');
+  return startTestWorker({
+    recordAuditEvent: async () => undefined,
+    deliverWebhooks: async () => ({ delivered: [] }),
+    recheckSnapshot: async () => ({ ok: true }),
+    reviseToolCall: async () => ({ ok: false, issues: [] }),
+    executeTool: async () => ({ content: 'done' }),
+    ...domain,
+  });
+}
+
 describe('tool executor', () => {
   it('applies one modification once when it arrives by signal and by update while being validated', async () => {
-    const { startTestWorker } = await import('../support/temporal');
-    const slow = await startTestWorker({
-      recordAuditEvent: async () => undefined,
-      deliverWebhooks: async () => ({ delivered: [] }),
-      recheckSnapshot: async () => ({ ok: true }),
+    const slow = await stubWorker({
       reviseToolCall: async ({ input: cur, patch }: { input: Record<string, unknown>; patch: Record<string, unknown> }) => {
         await new Promise((r) => setTimeout(r, 1000)); // the domain takes its time
         const next = { ...cur, ...patch };
         return { ok: true, input: next, snapshot: { tool: 'book_slot', args_sha256: digest(next), result_version: 2, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) }, approvals_required: 1, executed_values: patch, summary: 'x' };
       },
-      executeTool: async () => ({ content: 'booked' }),
     });
     try {
-      const base = input();
-      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
-      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: slow.taskQueue, args: [i] });
+      const i = toolGateInput();
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: slow.taskQueue, args: [i] });
       const mod = { decision_id: 'mod-1', reviewer_id: 'rev-1', decision: 'modify' as const, payload_sha256: i.payload_sha256, args: { amount: 100 } };
       await h.signal(decideSignal, mod);
       const viaUpdate = await h.executeUpdate(decideUpdate, { args: [mod] });
@@ -166,25 +179,19 @@ describe('tool executor', () => {
 
   it('fails closed when the snapshot cannot be re-checked: invalidated, nothing runs, the gate still ends', async () => {
     const { ApplicationFailure } = await import('@temporalio/common');
-    const { startTestWorker } = await import('../support/temporal');
     let runs = 0;
-    const blind = await startTestWorker({
-      recordAuditEvent: async () => undefined,
-      deliverWebhooks: async () => ({ delivered: [] }),
+    const blind = await stubWorker({
       recheckSnapshot: async () => {
         throw ApplicationFailure.create({ message: 'database is locked', nonRetryable: true });
       },
-      reviseToolCall: async () => ({ ok: false, issues: [] }),
       executeTool: async () => {
         runs++;
         return { content: 'ran' };
       },
     });
     try {
-      const base = input();
-      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
-      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: blind.taskQueue, args: [i] });
+      const i = toolGateInput();
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: blind.taskQueue, args: [i] });
       await h.executeUpdate(decideUpdate, { args: [approve(i)] });
       const final: GateState = await h.result();
       expect(final.status).toBe('invalidated');
@@ -197,24 +204,16 @@ describe('tool executor', () => {
 
   it('records an error raised inside an approved tool as an execution failure, not a policy block', async () => {
     const { ApplicationFailure } = await import('@temporalio/common');
-    const { startTestWorker } = await import('../support/temporal');
     let runs = 0;
-    const failing = await startTestWorker({
-      recordAuditEvent: async () => undefined,
-      deliverWebhooks: async () => ({ delivered: [] }),
-      recheckSnapshot: async () => ({ ok: true }),
-      reviseToolCall: async () => ({ ok: false, issues: [] }),
+    const failing = await stubWorker({
       executeTool: async () => {
         runs++;
         throw ApplicationFailure.create({ type: 'ToolFailed', message: 'the booking system is closed', nonRetryable: true });
       },
     });
     try {
-      const base = input();
-      const args = base.payload.args;
-      const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
-      const i: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: payload.request_id, taskQueue: failing.taskQueue, args: [i] });
+      const i = toolGateInput();
+      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: failing.taskQueue, args: [i] });
       await h.executeUpdate(decideUpdate, { args: [approve(i)] });
       const final: GateState = await h.result();
       expect(final.status).toBe('consumed');
