@@ -50,6 +50,7 @@ describe('approvalGateWorkflow', () => {
     const h = await start(i);
     const d = approve(i, 'dec-1');
     await h.signal(decideSignal, d);
+    await until(async () => (await h.query(getGateQuery)).status === 'approved'); // the signal landed first
     const again = await h.executeUpdate(decideUpdate, { args: [d], updateId: 'other-update-id' });
     expect(again).toMatchObject({ decision_id: 'dec-1', status: 'approved', applied: false });
     const audit = await h.query(getAuditQuery);
@@ -165,6 +166,7 @@ describe('tool executor', () => {
       const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: slow.taskQueue, args: [i] });
       const mod = { decision_id: 'mod-1', reviewer_id: 'rev-1', decision: 'modify' as const, payload_sha256: i.payload_sha256, args: { amount: 100 } };
       await h.signal(decideSignal, mod);
+      await until(async () => (await h.query(getGateQuery)).busy); // the signal's modification is being validated
       const viaUpdate = await h.executeUpdate(decideUpdate, { args: [mod] });
       expect(viaUpdate).toMatchObject({ decision_id: 'mod-1', applied: false });
       const final: GateState = await h.result();
