@@ -1,14 +1,8 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startApiServer } from '../../src/api/server';
-import { loadConfig } from '../../src/config';
-import { AuditStore } from '../../src/store/audit-store';
-import { openDb, type Db } from '../../src/store/db';
-import { freePort } from '../support/ports';
-import { startTestWorker, type RunningWorker } from '../support/temporal';
+import type { Db } from '../../src/store/db';
+import { startApiStack, type ApiStack } from '../support/api-stack';
 
 // The real `gate` binary as a child process against a real API, worker and Temporal.
 
@@ -21,10 +15,9 @@ interface Ran {
   stderr: string;
 }
 
-let dataDir: string;
 let db: Db;
-let worker: RunningWorker;
 let api: { url: string; close(): Promise<void> };
+let stack: ApiStack;
 let baseEnv: NodeJS.ProcessEnv;
 let agentKey: string;
 let reviewerKey: string;
@@ -70,21 +63,9 @@ async function createRequest(summary: string): Promise<{ request_id: string; pay
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'cli-e2e-'));
-  db = openDb({ sqliteFile: path.join(dataDir, 'gate.db') });
-  const audit = new AuditStore(db);
-  await audit.migrate();
-  worker = await startTestWorker({
-    recordAuditEvent: (e: Parameters<AuditStore['append']>[0]) => audit.append(e),
-    deliverWebhooks: async () => ({ delivered: [] }),
-    recheckSnapshot: async () => ({ ok: true }),
-    executeTool: async () => ({ content: 'done' }),
-    reviseToolCall: async () => ({ ok: false, reason: 'not used here' }),
-  });
-  const port = await freePort();
-  process.env.GATE_LOG_LEVEL = 'silent'; // the API's request log would drown the test output
-  const env = { ...process.env, GATE_DATA_DIR: dataDir, GATE_TASK_QUEUE: worker.taskQueue, GATE_PORT: String(port), GATE_WEBHOOK_URLS: '' };
-  api = await startApiServer(loadConfig(env));
+  stack = await startApiStack('cli-e2e');
+  ({ db, api } = stack);
+  const env = stack.env;
   baseEnv = { ...env, GATE_API_URL: api.url, GATE_API_KEY: '', GATE_CLI_FROM_SOURCE: '1' };
 
   const agent = await gate(['keys', 'create', '--kind', 'agent', '--id', 'refund-bot', '--json']);
@@ -96,9 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await api?.close();
-  await worker?.stop();
-  await db?.close();
+  await stack?.stop();
 });
 
 describe('gate CLI against a running stack', () => {

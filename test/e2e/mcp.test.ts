@@ -1,24 +1,17 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startApiServer } from '../../src/api/server';
-import { loadConfig } from '../../src/config';
-import { AuditStore } from '../../src/store/audit-store';
-import { openDb, type Db } from '../../src/store/db';
+import type { Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
-import { freePort } from '../support/ports';
-import { startTestWorker, type RunningWorker } from '../support/temporal';
+import { startApiStack, type ApiStack } from '../support/api-stack';
 
 // `gate mcp` as a real child process, spoken to by the MCP SDK's own client.
 
 const ROOT = path.resolve(__dirname, '../..');
 
-let dataDir: string;
 let db: Db;
-let worker: RunningWorker;
 let api: { url: string; close(): Promise<void> };
+let stack: ApiStack;
 let reviewerKey: string;
 let client: Client;
 
@@ -41,25 +34,12 @@ async function approveOverHttp(id: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'mcp-e2e-'));
-  db = openDb({ sqliteFile: path.join(dataDir, 'gate.db') });
-  const audit = new AuditStore(db);
-  await audit.migrate();
+  stack = await startApiStack('mcp-e2e');
+  ({ db, api } = stack);
   const keys = new KeyStore(db);
   await keys.migrate();
   const agentKey = (await keys.create('agent', 'mcp-agent')).key;
   reviewerKey = (await keys.create('reviewer', 'ann')).key;
-  worker = await startTestWorker({
-    recordAuditEvent: (e: Parameters<AuditStore['append']>[0]) => audit.append(e),
-    deliverWebhooks: async () => ({ delivered: [] }),
-    recheckSnapshot: async () => ({ ok: true }),
-    executeTool: async () => ({ content: 'done' }),
-    reviseToolCall: async () => ({ ok: false, reason: 'not used here' }),
-  });
-  const port = await freePort();
-  process.env.GATE_LOG_LEVEL = 'silent'; // the API's request log would drown the test output
-  const env = { ...process.env, GATE_DATA_DIR: dataDir, GATE_TASK_QUEUE: worker.taskQueue, GATE_PORT: String(port), GATE_WEBHOOK_URLS: '' };
-  api = await startApiServer(loadConfig(env));
 
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -74,9 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  await api?.close();
-  await worker?.stop();
-  await db?.close();
+  await stack?.stop();
 });
 
 describe('gate mcp over stdio', () => {
