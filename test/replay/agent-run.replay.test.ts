@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
 import { decodeHistory } from './history-codec';
 import { AGENT_RUN_HISTORIES_DIR, childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories';
 
@@ -13,18 +13,12 @@ import { AGENT_RUN_HISTORIES_DIR, childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE }
  * instead of re-recording.
  */
 
-const ROOT = path.resolve(__dirname, '..', '..');
 type History = ReturnType<typeof decodeHistory>;
 
 const files = fs.readdirSync(AGENT_RUN_HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort();
 const read = (file: string): History => decodeHistory(fs.readFileSync(path.join(AGENT_RUN_HISTORIES_DIR, file), 'utf8'));
 const idOf = (file: string): string => path.basename(file, '.json');
 
-/** The suite's prebuilt bundle when jest's globalSetup made one, else bundle from source. */
-function currentCode(): Pick<ReplayWorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  const bundle = process.env.GATE_TEST_WORKFLOW_BUNDLE;
-  return bundle && fs.existsSync(bundle) ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../../src/workflows') };
-}
 
 /** What a history did, as `kind:name` marks: activities, signals in and out, updates, children, the close. */
 function marks(h: History): Set<string> {
@@ -64,17 +58,7 @@ const COVERS: Record<string, string[]> = {
   'run-cancel.approvalGateWorkflow': ['cancel-requested', 'activity:recordAuditEvent', 'closed:completed'],
 };
 
-const quiet = (): void => undefined;
-const quietLogger = { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
-
-beforeAll(() => {
-  try {
-    // The variant test provokes a nondeterminism error on purpose; keep core's warning about it quiet.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-  } catch {
-    /* installed already in this worker process */
-  }
-});
+beforeAll(installQuietRuntime);
 
 describe('agentRunWorkflow replay', () => {
   it('has a run history for every recorded path and a gate history for every path that opens a gate', () => {
@@ -107,32 +91,8 @@ describe('agentRunWorkflow replay', () => {
 
   it('catches an agentRun changed in a non-replay-safe way', async () => {
     // A variant that does one more thing (a timer) before the run's first command.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'run-replay-variant-'));
-    const variant = path.join(dir, 'workflows.ts');
-    fs.writeFileSync(
-      variant,
-      [
-        "import { sleep } from '@temporalio/workflow';",
-        `import { agentRunWorkflow as original } from ${JSON.stringify(path.join(ROOT, 'src', 'workflows', 'agent-run'))};`,
-        `export { approvalGateWorkflow } from ${JSON.stringify(path.join(ROOT, 'src', 'workflows', 'approval-gate'))};`,
-        'export async function agentRunWorkflow(input: Parameters<typeof original>[0]) {',
-        "  await sleep('1s');",
-        '  return original(input);',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    try {
-      const { code } = await bundleWorkflowCode({
-        workflowsPath: variant,
-        logger: quietLogger,
-        // The variant lives outside the project: let webpack find the project's packages.
-        webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), path.join(ROOT, 'node_modules')] } }),
-      });
-      const file = `trip-approve.${RUN_TYPE}.json`;
-      await expect(Worker.runReplayHistory({ workflowBundle: { code }, replayName: 'agent-run-replay-variant' }, read(file), idOf(file))).rejects.toBeInstanceOf(DeterminismViolationError);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const code = await bundleDelayedVariant('agentRunWorkflow', 'agent-run', [{ name: 'approvalGateWorkflow', file: 'approval-gate' }]);
+    const file = `trip-approve.${RUN_TYPE}.json`;
+    await expect(Worker.runReplayHistory({ workflowBundle: { code }, replayName: 'agent-run-replay-variant' }, read(file), idOf(file))).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });
