@@ -18,7 +18,7 @@ import { prepareCreate, type CreateCaller } from './create-request';
 import { GateError, invalidInput } from './gate-error';
 import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, visibilityFilter, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
 import { startOptions } from './start-options';
-import { explain, isUnanswered, notFound, type Existence } from './temporal-errors';
+import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
   /** Task queue the gate workers poll. */
@@ -187,10 +187,17 @@ export class GateClient {
 
   private async call<T>(id: string, fn: () => Promise<T>): Promise<T> {
     checkId(id);
-    try {
-      return await this.deadline(this.updateMs, fn);
-    } catch (err) {
-      throw await this.explain(err, id);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deadline(this.updateMs, fn);
+      } catch (err) {
+        // Many callers at once can hit the server's limits on in-flight updates; back off and retry.
+        if (isTransientRejection(err) && attempt < 6) {
+          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
+          continue;
+        }
+        throw await this.explain(err, id);
+      }
     }
   }
 

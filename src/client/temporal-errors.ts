@@ -1,5 +1,7 @@
 import {
   isGrpcDeadlineError,
+  isGrpcServiceError,
+  ServiceError,
   QueryNotRegisteredError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -8,6 +10,20 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { httpStatusFor } from '../core/failure-types';
 import { GateError, snakeCase } from './gate-error';
+
+const RESOURCE_EXHAUSTED = 8; // gRPC status codes
+const UNAVAILABLE = 14;
+
+/**
+ * True when the server turned a call away for load: its cap on in-flight updates per
+ * workflow (history.maxInFlightUpdates, RESOURCE_EXHAUSTED) or an update aborted while
+ * the server was busy (UNAVAILABLE), both seen with 20+ concurrent decisions. Safe to
+ * retry: decisions and consumes are deduplicated or refused by the gate itself.
+ */
+export function isTransientRejection(err: unknown): boolean {
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  return isGrpcServiceError(grpc) && (grpc.code === RESOURCE_EXHAUSTED || grpc.code === UNAVAILABLE);
+}
 
 /** What the client knows about a gate that may have closed: its final status, or nothing at all. */
 export type Existence = { exists: false } | { exists: true; status: string; closed: boolean };
