@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundlerOptions } from '../src/bundle-options';
 
 async function main(): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows') });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), ...workflowBundlerOptions() });
   const out = path.resolve(__dirname, '..', 'dist', 'src', 'workflow-bundle.js');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);

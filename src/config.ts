@@ -15,6 +15,20 @@ export interface GateConfig {
   webhookSecret?: string;
   /** PostgreSQL URL for the domain, audit and key stores; SQLite in dataDir when unset. */
   databaseUrl?: string;
+  /**
+   * Workflows a worker keeps in memory (SDK `maxCachedWorkflows`). Bounded so that a
+   * queue of any size fits in a fixed amount of memory: a gate that is not cached is
+   * rebuilt from its (short) history when a decision arrives.
+   */
+  workflowCacheSize: number;
+}
+
+function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${raw} is not a whole number`);
+  return n;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -24,6 +38,9 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new Error(`${name}=${raw} is not a valid port`);
   return n;
 }
+
+/** Default `GATE_WORKFLOW_CACHE_SIZE`: see bench/README for the measurements behind it. */
+export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
 /** Reads the configuration. Throws with the variable's name when one is malformed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
@@ -39,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookUrls: (env.GATE_WEBHOOK_URLS || '').split(',').map((s) => s.trim()).filter(Boolean),
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
+    workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
   };
 }
 

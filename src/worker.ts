@@ -5,6 +5,7 @@ import { loadConfig, temporalAddressOf, type GateConfig } from './config';
 import { createActivities } from './activities';
 import { ensureSearchAttributes } from './dev/search-attributes';
 import { openDb, type Db } from './store/db';
+import { workflowBundlerOptions } from './bundle-options';
 
 /** Everything a worker process holds open. */
 export interface GateWorker {
@@ -38,6 +39,8 @@ export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
     ...workflowSource(),
+    bundlerOptions: workflowBundlerOptions(),
+    maxCachedWorkflows: cfg.workflowCacheSize,
     activities,
   });
   let running: Promise<void> | undefined;

@@ -19,6 +19,15 @@ export interface DeliverWebhooksResult {
   delivered: string[];
 }
 
+export interface RecordAuditEventsInput {
+  /** Events in chain order; ids already stored are skipped (retries are safe). */
+  events: AuditEvent[];
+}
+export interface RecordAuditEventsResult {
+  /** How many webhook receivers are configured: 0 means the gate schedules no deliveries. */
+  webhook_receivers: number;
+}
+
 export interface RecheckSnapshotInput extends DomainRef {
   tool: string;
   input: Record<string, unknown>;
@@ -41,7 +50,10 @@ export interface ReviseToolCallInput extends DomainRef {
  * tool raised; anything else it throws is retried.
  */
 export interface GateActivities {
+  /** One event per activity: the path of histories recorded before the batched trail. */
   recordAuditEvent(event: AuditEvent): Promise<void>;
+  /** A batch of events in one insert; run as a local activity. */
+  recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
   executeTool(input: ExecuteToolInput): Promise<ToolOutput>;

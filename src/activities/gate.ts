@@ -8,6 +8,8 @@ export interface GateActivityDeps {
   audit: AuditStore;
   domains: DomainRegistry;
   deliverWebhooks: GateActivities['deliverWebhooks'];
+  /** Configured webhook receivers; with none, gates schedule no delivery activities. */
+  webhookReceivers: number;
 }
 
 /**
@@ -19,6 +21,10 @@ export interface GateActivityDeps {
 export function createGateActivities(deps: GateActivityDeps): GateActivities {
   return {
     recordAuditEvent: (event) => deps.audit.append(event),
+    async recordAuditEvents({ events }) {
+      await deps.audit.appendMany(events);
+      return { webhook_receivers: deps.webhookReceivers };
+    },
     deliverWebhooks: deps.deliverWebhooks,
     recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) => deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
     reviseToolCall: ({ domain, session_id, tool, input, patch }) => deps.domains.get(domain).revise(session_id, tool, input, patch),

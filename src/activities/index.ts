@@ -23,7 +23,7 @@ export async function createActivities(o: ActivityOptions): Promise<{ activities
   const domains = createDomainRegistry([createTripDomain(o.db)]);
   const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
   const activities = {
-    ...createGateActivities({ audit, domains, deliverWebhooks }),
+    ...createGateActivities({ audit, domains, deliverWebhooks, webhookReceivers: o.webhookUrls?.length ?? 0 }),
     ...createRunActivities({ domains, createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)) }),
   };
   return { activities, audit, domains };

@@ -1,6 +1,9 @@
 import type { AuditEvent } from '../core/audit';
 import type { Db } from './db';
 
+/** Rows per INSERT: 13 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
+const APPEND_CHUNK = 200;
+
 /**
  * The append-only audit store. Events come from workflows (which own the hash chain)
  * through an activity; inserting an event id twice is a no-op, so activity retries are safe.
@@ -30,10 +33,22 @@ export class AuditStore {
 
   /** Appends one event; a second append of the same event id changes nothing. */
   async append(e: AuditEvent): Promise<void> {
+    await this.appendMany([e]);
+  }
+
+  /** Appends events in one statement (one round trip); ids already stored are skipped. */
+  async appendMany(events: AuditEvent[]): Promise<void> {
+    for (let i = 0; i < events.length; i += APPEND_CHUNK) await this.insert(events.slice(i, i + APPEND_CHUNK));
+  }
+
+  private async insert(events: AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const recordedAt = new Date().toISOString();
+    const rows = events.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     await this.db.run(
       `INSERT INTO audit_events (event_id, request_id, seq, event_type, actor_type, actor_id, payload_sha256, note, timestamp, data, prev_hash, hash, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
-      [e.event_id, e.request_id, e.seq, e.event_type, e.actor_type, e.actor_id, e.payload_sha256, e.note, e.timestamp, JSON.stringify(e.data), e.prev_hash, e.hash, new Date().toISOString()],
+       VALUES ${rows} ON CONFLICT (event_id) DO NOTHING`,
+      events.flatMap((e) => [e.event_id, e.request_id, e.seq, e.event_type, e.actor_type, e.actor_id, e.payload_sha256, e.note, e.timestamp, JSON.stringify(e.data), e.prev_hash, e.hash, recordedAt]),
     );
   }
 

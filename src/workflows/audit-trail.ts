@@ -1,14 +1,30 @@
-import { CancellationScope, ParentClosePolicy, condition, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, ParentClosePolicy, condition, patched, proxyActivities, proxyLocalActivities, startChild, uuid4 } from '@temporalio/workflow';
 import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import type { AuditSpec } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
+
+/**
+ * Patch id of the batched trail: a task's events go to the store in one local activity,
+ * and webhooks are only scheduled when receivers are configured. Histories recorded
+ * before it replay on the old path (one `recordAuditEvent` and one `deliverWebhooks`
+ * activity per event). Never remove while such gates may still be open.
+ */
+export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
 
 const { recordAuditEvent } = proxyActivities<GateActivities>({
   // One insert; short, so a write lost with a crashed worker is retried in seconds (the insert is idempotent).
   startToCloseTimeout: '10s',
   // The store must get every event: retry until it does (durability over latency).
   retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
+});
+
+const { recordAuditEvents } = proxyLocalActivities<GateActivities>({
+  // A local activity runs inside the workflow task: no matching round trip per write. The
+  // insert is idempotent (event ids), so a retry after a crash (replayed from history) is safe.
+  startToCloseTimeout: '10s',
+  // Unlimited attempts: the store must get every event; long backoffs become durable timers.
+  retry: { initialInterval: '500ms', maximumInterval: '30s', backoffCoefficient: 2 },
 });
 
 const { deliverWebhooks } = proxyActivities<GateActivities>({
@@ -22,6 +38,11 @@ const { deliverWebhooks } = proxyActivities<GateActivities>({
 /** How long a finishing gate waits for in-flight deliveries before handing them off. */
 const HANDOFF_GRACE_MS = 3000;
 
+interface Delivery {
+  input: DeliverWebhooksInput;
+  done: boolean;
+}
+
 /**
  * A request's hash-chained trail inside the workflow: the chain lives in history (so
  * replay rebuilds it), each event is also written to the append-only store, and
@@ -30,17 +51,30 @@ const HANDOFF_GRACE_MS = 3000;
 export class AuditTrail {
   readonly events: AuditEvent[] = [];
   private readonly pending: Promise<unknown>[] = [];
-  private readonly deliveries: { input: DeliverWebhooksInput; done: boolean }[] = [];
+  private readonly deliveries: Delivery[] = [];
+  /** Batched path: events not yet handed to the store, with their webhook inputs. */
+  private unsent: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
+  private writer: Promise<void> | undefined;
+  private readonly batched: boolean;
 
   constructor(
     private readonly requestId: string,
     private readonly payloadSha256: string | null,
     /** Extra fields for webhook bodies (status, action, target…), read at append time. */
     private readonly webhookData: () => Record<string, unknown>,
-  ) {}
+    /** The last event of the chain so far, when it continues one (a run after continue-as-new). */
+    private head?: AuditEvent,
+  ) {
+    this.batched = patched(AUDIT_BATCH_PATCH); // decided once per execution: old histories keep the old path
+  }
+
+  /** The newest event of the chain, whether or not it is still held in `events`. */
+  get last(): AuditEvent | undefined {
+    return this.events[this.events.length - 1] ?? this.head;
+  }
 
   append(spec: AuditSpec): AuditEvent {
-    const event = chainEvent(this.events[this.events.length - 1], {
+    const event = chainEvent(this.last, {
       event_id: `evt_${uuid4()}`, // workflow uuid4: deterministic on replay
       request_id: this.requestId,
       event_type: spec.event_type,
@@ -52,25 +86,15 @@ export class AuditTrail {
       data: spec.data ?? {},
     });
     this.events.push(event);
+    const webhook = WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
+    if (this.batched) {
+      this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
+      this.writer ??= this.writeBatches();
+      return event;
+    }
     // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
     this.pending.push(CancellationScope.nonCancellable(() => recordAuditEvent(event)));
-    if (WEBHOOK_EVENT_TYPES.includes(event.event_type)) {
-      const d = {
-        done: false,
-        input: {
-          message_id: `msg_${event.event_id.slice(4)}`,
-          event_type: event.event_type,
-          body: {
-            type: event.event_type,
-            timestamp: event.timestamp,
-            data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
-          },
-        },
-      };
-      this.deliveries.push(d);
-      // A receiver that is down must not fail or delay the gate; see flush.
-      void CancellationScope.nonCancellable(() => deliverWebhooks(d.input)).then(() => (d.done = true), () => undefined);
-    }
+    if (webhook) this.deliver(webhook);
     return event;
   }
 
@@ -80,7 +104,8 @@ export class AuditTrail {
    */
   async flush(): Promise<void> {
     await Promise.all(this.pending);
-    const open = (): typeof this.deliveries => this.deliveries.filter((d) => !d.done);
+    if (this.writer) await this.writer;
+    const open = (): Delivery[] => this.deliveries.filter((d) => !d.done);
     if (open().length > 0) await condition(() => open().length === 0, HANDOFF_GRACE_MS);
     for (const d of open()) {
       await startChild(webhookDeliveryWorkflow, {
@@ -90,5 +115,44 @@ export class AuditTrail {
       });
       d.done = true;
     }
+  }
+
+  /**
+   * One local activity at a time writes everything appended so far (one task's events
+   * usually go in one insert); events appended meanwhile go in the next batch. The
+   * store's answer says whether webhook receivers exist, so a gate without receivers
+   * schedules no webhook activity at all.
+   */
+  private writeBatches(): Promise<void> {
+    // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
+    return CancellationScope.nonCancellable(async () => {
+      await Promise.resolve(); // let the current handler append the rest of its events first
+      while (this.unsent.length > 0) {
+        const batch = this.unsent;
+        this.unsent = [];
+        const { webhook_receivers } = await recordAuditEvents({ events: batch.map((b) => b.event) });
+        if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
+      }
+      this.writer = undefined;
+    });
+  }
+
+  private webhookInput(event: AuditEvent): DeliverWebhooksInput {
+    return {
+      message_id: `msg_${event.event_id.slice(4)}`,
+      event_type: event.event_type,
+      body: {
+        type: event.event_type,
+        timestamp: event.timestamp,
+        data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
+      },
+    };
+  }
+
+  /** A receiver that is down must not fail or delay the gate; see flush. */
+  private deliver(input: DeliverWebhooksInput): void {
+    const d: Delivery = { done: false, input };
+    this.deliveries.push(d);
+    void CancellationScope.nonCancellable(() => deliverWebhooks(d.input)).then(() => (d.done = true), () => undefined);
   }
 }

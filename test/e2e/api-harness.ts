@@ -48,6 +48,7 @@ export class ApiHarness {
     await keyStore.migrate();
     const worker = await startTestWorker({
       recordAuditEvent: (e: AuditEvent) => audit.append(e),
+      recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (await audit.appendMany(events), { webhook_receivers: 0 }),
       deliverWebhooks: async () => ({ delivered: [] }),
       recheckSnapshot: async () => ({ ok: false, reason: 'not used by external gates', mismatches: [] }),
       executeTool: async () => {

@@ -144,6 +144,7 @@ async function stubWorker(domain: Record<string, (...args: never[]) => Promise<u
   const { startTestWorker } = await import('../support/temporal');
   return startTestWorker({
     recordAuditEvent: async () => undefined,
+    recordAuditEvents: async () => ({ webhook_receivers: 0 }),
     deliverWebhooks: async () => ({ delivered: [] }),
     recheckSnapshot: async () => ({ ok: true }),
     reviseToolCall: async () => ({ ok: false, issues: [] }),

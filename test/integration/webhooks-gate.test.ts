@@ -65,6 +65,7 @@ beforeAll(async () => {
   const activities: GateActivities = {
     ...createWebhookActivities({ urls: [flaky.url, steady.url], secret, logger: { info: () => undefined, warn: () => undefined } }),
     recordAuditEvent: async () => undefined,
+    recordAuditEvents: async () => ({ webhook_receivers: 2 }),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'not used by the external executor' }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),

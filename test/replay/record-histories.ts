@@ -36,6 +36,9 @@ const AGENT = 'agent_billing';
 /** Activities that succeed without side effects: the histories record the workflow, not a store. */
 const activities: GateActivities = {
   async recordAuditEvent() {},
+  async recordAuditEvents() {
+    return { webhook_receivers: 0 };
+  },
   async deliverWebhooks() {
     return { delivered: [] };
   },

@@ -26,6 +26,7 @@ export async function startApiStack(prefix: string): Promise<ApiStack> {
   await audit.migrate();
   const worker = await startTestWorker({
     recordAuditEvent: (e: Parameters<AuditStore['append']>[0]) => audit.append(e),
+    recordAuditEvents: async ({ events }: { events: Parameters<AuditStore['appendMany']>[0] }) => (await audit.appendMany(events), { webhook_receivers: 0 }),
     deliverWebhooks: async () => ({ delivered: [] }),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'done' }),

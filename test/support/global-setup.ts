@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundlerOptions } from '../../src/bundle-options';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-cli';
 import { freePort } from './ports';
 
@@ -22,7 +23,7 @@ export default async function globalSetup(): Promise<void> {
     globalThis.__GATE_DEV_SERVER__ = server;
     process.env.TEMPORAL_ADDRESS = server.address;
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger() });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), ...workflowBundlerOptions(), logger: quietLogger() });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
   process.env.GATE_TEST_WORKFLOW_BUNDLE = bundlePath;
