@@ -1,23 +1,22 @@
-import fs from 'node:fs';
 import path from 'node:path';
 
 /**
  * Modules the workflow bundle evaluates once per worker instead of once per workflow.
  *
  * With `reuseV8Context` (the SDK default) every cached workflow gets its own module
- * cache, so each pending gate carried its own copy of zod and of every schema built
- * from it: about 1.4 MB of heap per cached gate, the cause of the memory growth with
- * many pending gates. The modules listed here are stateless (pure schemas and
- * functions, no Temporal imports; `src/core/` is lint-enforced to stay that way), so
- * sharing them cannot leak state between workflows.
+ * cache, so each pending gate carried its own copy of zod: about 180 schema classes
+ * and their closures per cached gate, a large part of the memory that grew with the
+ * queue. Preloaded modules are shared and deep-frozen by the SDK, which suits stateless
+ * libraries. Our own `src/core/` modules cannot be preloaded: zod schemas cache their
+ * parsers on first use, which a frozen schema refuses.
+ *
+ * The libraries are named in `src/workflows/shared-libraries.ts`, through the same ESM
+ * imports the workflow code uses (a bare `require('zod')` here would preload the
+ * CommonJS build, a second copy nobody uses, or be dropped as side-effect free).
  */
 export function preloadModules(): string[] {
-  const core = path.resolve(__dirname, 'core');
-  const own = fs
-    .readdirSync(core)
-    .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
-    .map((f) => path.join(core, f));
-  return ['zod', 'canonicalize', '@noble/hashes/sha256', '@noble/hashes/utils'];
+  const dir = path.join(__dirname, 'workflows');
+  return [path.join(dir, __filename.endsWith('.ts') ? 'shared-libraries.ts' : 'shared-libraries.js')];
 }
 
 /** Bundler options shared by the prebuilt bundle, the worker's own bundling and the tests. */

@@ -6,6 +6,7 @@ import { createModel as defaultCreateModel } from '../models';
 import type { Model, ModelSpec } from '../models/spec';
 import { createGateActivities } from './gate';
 import { createRunActivities } from './run';
+import { conversationActivities } from './conversation';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityOptions {
@@ -25,6 +26,7 @@ export async function createActivities(o: ActivityOptions): Promise<{ activities
   const activities = {
     ...createGateActivities({ audit, domains, deliverWebhooks, webhookReceivers: o.webhookUrls?.length ?? 0 }),
     ...createRunActivities({ domains, createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)) }),
+    ...(await conversationActivities(o.db)), // migrates run_conversations (continue-as-new offload) and saves/loads it
   };
   return { activities, audit, domains };
 }

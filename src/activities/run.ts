@@ -16,7 +16,7 @@ export interface RunActivityDeps {
  * call adds the system prompt (a provider concern) so the recorded conversation stays
  * the user's; ModelError and ModelExhausted become non-retryable failures.
  */
-export function createRunActivities(deps: RunActivityDeps): Omit<RunActivities, 'executeTool' | 'recordAuditEvent'> {
+export function createRunActivities(deps: RunActivityDeps): Omit<RunActivities, 'executeTool' | 'recordAuditEvent' | 'saveConversation' | 'loadConversation'> {
   return {
     async callModel({ model, messages, tools }) {
       const goal = messages.find((m) => m.role === 'user')?.content ?? '';

@@ -59,24 +59,22 @@ export class GateClient {
   }
 
   /**
-   * Opens a request, or returns the one its idempotency key already opened. Concurrent
-   * creates with one key start one workflow (USE_EXISTING); the caller whose nonce is in
-   * the memo created it. Throws 422/413/403 (see `prepareCreate`), 409 when the key was
+   * Opens a request, or returns the one its idempotency key already opened. One key is
+   * one workflow: a second start with the key (concurrent or later, open or closed) is
+   * refused by Temporal, and only then is the existing gate described, so a new request
+   * costs one round trip. Throws 422/413/403 (see `prepareCreate`), 409 when the key was
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller);
-    const nonce = randomUUID();
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, this.options.taskQueue, nonce));
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, this.options.taskQueue, randomUUID()));
+      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: input.payload.expires_at, payload_sha256: input.payload_sha256 } };
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // closed: an existing request
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
     const desc = await this.describe(requestId);
     const m = memoOf(desc);
-    if (m.creation_nonce === nonce) {
-      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: input.payload.expires_at, payload_sha256: input.payload_sha256 } };
-    }
     if (m.create_sha256 === input.create_sha256) {
       return { created: false, request: { request_id: requestId, status: statusOf(desc), expires_at: m.expires_at ?? '', payload_sha256: m.payload_sha256 ?? '' } };
     }
@@ -105,7 +103,8 @@ export class GateClient {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
     const out: GateSummary[] = [];
     const { query, keep } = visibilityFilter(filter);
-    for await (const info of this.client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+    // One page for the whole answer: each page is a visibility round trip.
+    for await (const info of this.client.workflow.list({ query, pageSize: limit })) {
       const s = summaryOf(info);
       if (keep(s)) out.push(s);
       if (out.length >= limit) break;

@@ -20,8 +20,8 @@ export const CreateRunBody = z
     model: ModelSpec,
     /** TTL of each approval the run opens (default 1 hour). */
     approval_ttl_seconds: z.int().min(1).max(30 * 24 * 3600).default(3600),
-    /** Model calls before the run gives up. */
-    max_turns: z.int().min(1).max(100).default(20),
+    /** Model calls before the run gives up; the run continues as new as it goes, so history size sets no ceiling. */
+    max_turns: z.int().min(1).max(10_000).default(20),
   })
   .strict();
 export type CreateRunBody = z.infer<typeof CreateRunBody>;

@@ -5,9 +5,9 @@ import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET } from '../workflows/
 import { gateMemo, gateUiText } from '../core/gate-memo';
 
 /**
- * How a gate workflow is started: the request id as workflow id; USE_EXISTING so
- * concurrent creates with one key join one running workflow; REJECT_DUPLICATE so a
- * finished request is never started again; search attributes, memo and summaries so
+ * How a gate workflow is started: the request id as workflow id; FAIL so a second
+ * create with one key (even a concurrent one) is refused and answered from the existing
+ * gate; REJECT_DUPLICATE so a finished request is never started again; search attributes, memo and summaries so
  * the Temporal Web UI can filter pending gates and show the evidence at a glance.
  */
 export function startOptions(requestId: string, input: GateInput, taskQueue: string, nonce: string): WorkflowStartOptions<typeof approvalGateWorkflow> {
@@ -17,7 +17,7 @@ export function startOptions(requestId: string, input: GateInput, taskQueue: str
     workflowId: requestId,
     taskQueue,
     args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: [
       { key: GATE_STATUS, value: 'requested' },

@@ -23,6 +23,8 @@ export const AuditEventType = {
   RunCompleted: 'run.completed',
   RunFailed: 'run.failed',
   RunCancelled: 'run.cancelled',
+  /** The run continued as a new workflow execution; the chain goes on there. */
+  RunContinued: 'run.continued',
   SignalRefused: 'signal.refused',
 } as const;
 export type AuditEventType = (typeof AuditEventType)[keyof typeof AuditEventType];

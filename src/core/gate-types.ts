@@ -80,7 +80,6 @@ export interface GateState {
   execution?: ToolExecution;
   run_id?: string;
   call_id?: string;
-  /** Results by decision id: a decision delivered twice is applied once. */
   /** Results by decision key (reviewer and decision id): a decision delivered twice is applied once. */
   decisions: Record<string, DecisionResult>;
   /** Digest of each applied decision's content, by decision key: a reused id with other content is refused. */
@@ -89,6 +88,8 @@ export interface GateState {
   busy: boolean;
   /** Key of the decision being applied while busy; its duplicates wait for its result. */
   busy_key?: string;
+  /** Refusals past the audit cap (a flood of bad messages): counted here, not recorded one by one. */
+  refusals_unrecorded?: number;
   updated_at: string;
 }
 

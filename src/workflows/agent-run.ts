@@ -2,7 +2,9 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -10,11 +12,13 @@ import {
 } from '@temporalio/workflow';
 import type { ToolCall, ToolMessage } from '../core/conversation';
 import { checkReply, rewriteToolCallArgs, validateConversation } from '../core/conversation';
+import { resolveLimits } from '../core/continuation';
 import { checkInteractionResponse, InteractionResponse } from '../core/interaction';
 import type { RunActivities } from '../activities/run-contracts';
 import { AuditTrail } from './audit-trail';
 import { GATE_AGENT, GATE_RUN_STATUS } from './definitions';
 import { refusalFailure } from './failures';
+import { continueReasonNow, continueRun, restoreConversation, RUN_CONTINUE_AS_NEW_PATCH } from './run-continuation';
 import { runToolCall, type CallContext } from './tool-call';
 import {
   argsFinalizedSignal,
@@ -37,20 +41,30 @@ const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retr
  * The Workflow Loop: model -> one task per tool call (policy, then the tool or a child
  * gate) -> barrier -> results in call order -> model, until the model answers without
  * tool calls. It owns order, waiting and resuming; the domain adapter owns meaning.
+ *
+ * A run has no turn ceiling from history size: at a turn boundary with nothing pending
+ * (see `continueReason`) it continues as new, carrying the conversation (inline, or saved
+ * to the store when large), denial memory, the turn count and the audit chain head.
  */
 export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
+  // Decided once, before any command: histories recorded before it replay on the one-execution path.
+  const continues = patched(RUN_CONTINUE_AS_NEW_PATCH);
+  const carried = continues ? input.continuation : undefined;
+  const limits = resolveLimits(input.continue_as_new);
+  const firstTurn = carried?.turns ?? 0;
   const view: RunView = {
     run_id: input.run_id,
     status: 'running',
     goal: input.goal,
     domain: input.domain,
-    messages: [{ role: 'user', content: input.goal }],
+    messages: carried ? [] : [{ role: 'user', content: input.goal }], // a carried conversation is restored in the try below
     pending_approvals: [],
     pending_interactions: [],
+    ...(continues ? { executions: carried?.execution ?? 1, turns: firstTurn } : {}),
   };
   const answers = new Map<string, InteractionResponse>();
-  const denied = new Set<string>();
-  const trail = new AuditTrail(input.run_id, null, () => ({ run_id: input.run_id }));
+  const denied = new Set<string>(carried?.denied ?? []);
+  const trail = new AuditTrail(input.run_id, null, () => ({ run_id: input.run_id }), carried?.audit_head);
 
   const setStatus = (status: RunStatus): void => {
     view.status = status;
@@ -93,7 +107,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 
   upsertSearchAttributes([{ key: GATE_AGENT, value: input.agent_id }]);
   setStatus('running');
-  trail.append({ event_type: 'run.started', actor_type: 'agent', actor_id: input.agent_id, note: input.goal, data: { domain: input.domain, model: input.model.kind } });
+  // A continued run is the same run: its trail goes on from the carried head (`run.continued`).
+  if (!carried) trail.append({ event_type: 'run.started', actor_type: 'agent', actor_id: input.agent_id, note: input.goal, data: { domain: input.domain, model: input.model.kind } });
 
   const ctx: CallContext = {
     input,
@@ -112,16 +127,21 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   };
 
   try {
-    for (let turn = 0; ; turn++) {
+    if (carried) view.messages = await restoreConversation(carried.conversation);
+    for (let turn = firstTurn; ; turn++) {
       if (turn >= input.max_turns) throw ApplicationFailure.create({ type: 'TurnLimit', message: `no final answer after ${input.max_turns} model calls`, nonRetryable: true });
       const problems = validateConversation(view.messages);
       if (problems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `conversation is broken: ${problems.join('; ')}`, nonRetryable: true });
+      // Turn boundary: the barrier appended the whole last batch, so nothing is pending and the conversation is sound.
+      const reason = continues ? continueReasonNow(view, turn - firstTurn, limits) : null;
+      if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, limits });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
       const reply = await model.callModel({ model: input.model, messages: view.messages, tools: [...tools, ASK_USER_SPEC] });
       // Checked before anything runs: call ids name gates and idempotency keys.
       const replyProblems = checkReply(view.messages, reply);
       if (replyProblems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `the model's reply cannot run: ${replyProblems.join('; ')}`, nonRetryable: true });
       view.messages.push(reply);
+      if (continues) view.turns = turn + 1;
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {
         view.final_answer = reply.content;
@@ -134,6 +154,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     setStatus('completed');
     trail.append({ event_type: 'run.completed', actor_type: 'agent', actor_id: input.agent_id, note: view.final_answer });
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       view.pending_approvals = [];
       view.pending_interactions = [];

@@ -6,6 +6,7 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -49,8 +50,13 @@ import { argsFinalizedSignal } from './run-definitions';
 const SYSTEM = 'approval-gate';
 
 const now = (): string => new Date().toISOString();
-/** Refused decisions reported by the API that a gate records; more are dropped. */
+/** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
 const MAX_RECORDED_REFUSALS = 100;
+/**
+ * Patch id of the shared refusal cap. Before it only refusals reported by the API were
+ * capped; histories recorded then keep that behaviour on replay.
+ */
+export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -116,8 +122,19 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     return result;
   };
 
+  // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
+  const capAll = patched(REFUSAL_CAP_PATCH);
+  let refusalsRecorded = 0;
+  /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
+  const underCap = (): boolean => {
+    if (++refusalsRecorded <= MAX_RECORDED_REFUSALS) return true;
+    state.refusals_unrecorded = (state.refusals_unrecorded ?? 0) + 1;
+    return false;
+  };
+
   /** Refusals that reached the gate by signal have no caller to tell: audit them visibly. */
   const auditRefusal = (d: Partial<DecisionMessage> | undefined, err: unknown): void => {
+    if (capAll && !underCap()) return;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure ? err.type : 'Error';
     trail.append({
@@ -178,9 +195,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       else throw err;
     }
   });
-  let refusalsRecorded = 0;
   setHandler(recordRefusalSignal, (r) => {
-    if (++refusalsRecorded > MAX_RECORDED_REFUSALS) return; // bounded: a flood of bad decisions must not bloat history
+    if (!underCap()) return; // bounded: a flood of bad decisions must not bloat history
     trail.append({
       event_type: 'decision.refused',
       actor_type: 'human',
@@ -215,6 +231,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       cancel(m);
     } catch (err) {
       if (!(err instanceof ApplicationFailure)) throw err;
+      if (capAll && !underCap()) return;
       trail.append({ event_type: 'decision.refused', actor_type: m?.actor_type ?? 'agent', actor_id: m?.actor_id ?? 'unknown', note: err.message, data: { refusal: err.type, action: 'cancel' } });
     }
   });

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, TemporalFailure, condition, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { DecisionMessage } from '../core/decision';
 import { findSecrets } from '../core/secrets';
 import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../core/gate-state';
@@ -12,11 +12,20 @@ import type { AuditTrail } from './audit-trail';
 const SYSTEM = 'approval-gate';
 const now = (): string => new Date().toISOString();
 
-const domain = proxyActivities<GateActivities>({
+const DOMAIN_READS = {
   startToCloseTimeout: '1m',
   // Store reads ride out an outage of a few minutes; after that the gate fails closed (see runTool).
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
-});
+} as const;
+const domain = proxyActivities<GateActivities>(DOMAIN_READS);
+/** The re-check as a local activity: it runs inside the workflow task that then schedules the tool. */
+const localDomain = proxyLocalActivities<GateActivities>(DOMAIN_READS);
+
+/**
+ * Patch id of the local re-check. Histories recorded before it scheduled `recheckSnapshot`
+ * as a regular activity and keep doing so on replay.
+ */
+export const RECHECK_LOCAL_PATCH = 'recheck-local-v1';
 
 const tools = proxyActivities<GateActivities>({
   startToCloseTimeout: '5m',
@@ -69,12 +78,15 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
   if (identity.length > 0) return block('the args to run are not the approved args', identity);
   let check;
+  const recheck = patched(RECHECK_LOCAL_PATCH) ? localDomain.recheckSnapshot : domain.recheckSnapshot;
   try {
-    check = await domain.recheckSnapshot({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
+    check = await recheck({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
+    // A local activity's final failure arrives as the failure itself, a regular one's wrapped in ActivityFailure.
+    if (!(err instanceof TemporalFailure) || err instanceof CancelledFailure) throw err;
+    const message = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : err.message;
     // Fail closed: an approval that cannot be verified is not executed, and the gate still ends.
-    return block(`could not verify the approved snapshot: ${err.cause?.message ?? err.message}`, ['recheck unavailable']);
+    return block(`could not verify the approved snapshot: ${message}`, ['recheck unavailable']);
   }
   if (!check.ok) return block(check.reason, check.mismatches);
   trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });

@@ -1,4 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AuditEvent } from '../core/audit';
+import type { CarriedConversation, ContinuationLimits } from '../core/continuation';
 import type { Message } from '../core/conversation';
 import type { Interaction, InteractionResponse } from '../core/interaction';
 import type { ModelSpec } from '../models/spec';
@@ -13,8 +15,30 @@ export interface RunInput {
   agent_id: string;
   /** TTL of each approval the run opens. */
   approval_ttl_seconds: number;
-  /** Model calls before the run gives up. */
+  /** Model calls before the run gives up, across all its executions. */
   max_turns: number;
+  /** When an execution continues as new (defaults: `DEFAULT_CONTINUATION_LIMITS`); tests set them small. */
+  continue_as_new?: Partial<ContinuationLimits>;
+  /** Set only by the run itself when it continues as new: what the previous execution hands over. */
+  continuation?: RunContinuation;
+}
+
+/**
+ * The state one execution of a run hands to the next. Continuing happens only at a turn
+ * boundary with nothing pending, so this is all the loop needs: no gate, interaction or
+ * half-done batch is ever carried.
+ */
+export interface RunContinuation {
+  /** This execution's number: 2 for the first continuation. */
+  execution: number;
+  /** Model calls made by all earlier executions (counted against max_turns). */
+  turns: number;
+  /** The conversation so far, inline or saved to the store. */
+  conversation: CarriedConversation;
+  /** Denial memory (digests of tool + assembled input a reviewer rejected). */
+  denied: string[];
+  /** The run trail's last event, so the hash chain continues (seq, prev_hash). */
+  audit_head: AuditEvent;
 }
 
 export type RunStatus = 'running' | 'waiting_approval' | 'waiting_interaction' | 'completed' | 'failed' | 'cancelled';
@@ -34,6 +58,10 @@ export interface RunView {
   pending_interactions: PendingInteraction[];
   final_answer?: string;
   error?: string;
+  /** Workflow executions the run has used so far (1 until it first continues as new). */
+  executions?: number;
+  /** Model calls so far, across executions. */
+  turns?: number;
 }
 
 /** The gate tells its run which args will really execute, before it runs the tool. */
