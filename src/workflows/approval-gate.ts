@@ -9,7 +9,6 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
 import {
@@ -45,6 +44,7 @@ import {
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
+import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
 
 const SYSTEM = 'approval-gate';
@@ -78,8 +78,9 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
   }));
 
+  const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
   const publish = (): void => {
-    upsertSearchAttributes([{ key: GATE_STATUS, value: state.status }]);
+    upsert([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
       `**${state.status}** · ${state.payload.action} on \`${state.payload.target}\`\n\n${state.payload.summary}\n\n` +
         `approvals ${state.votes.length}/${state.approvals_required} · expires ${state.expires_at}` +
@@ -157,7 +158,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
 
   // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
   // start as soon as its handler is registered, which is below and before the first await.
-  upsertSearchAttributes([
+  upsert([
     { key: GATE_ACTION, value: state.payload.action },
     { key: GATE_AGENT, value: state.payload.agent_id },
     { key: GATE_TARGET, value: state.payload.target },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
-import { decodeHistory, HISTORIES_DIR } from './history-codec';
+import { decodeHistory, gateHistoriesDir, HISTORY_VERSIONS } from './history-codec';
 
 /**
  * Replays checked-in approvalGate histories (recorded by `record-histories.ts`) against
@@ -11,22 +11,38 @@ import { decodeHistory, HISTORIES_DIR } from './history-codec';
  * in production: version it with `patched()` instead of re-recording.
  */
 
-const files = fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort();
+/** Every recorded gate history of every version, as `<version>/<file>`. */
+const files = HISTORY_VERSIONS.flatMap((v) => fs.readdirSync(gateHistoriesDir(v)).filter((f) => f.endsWith('.json')).sort().map((f) => `${v}/${f}`));
+const pathOf = (file: string): string => {
+  const [v, name] = file.split('/') as [(typeof HISTORY_VERSIONS)[number], string];
+  return path.join(gateHistoriesDir(v), name);
+};
+const idOf = (file: string): string => file.replace('/', '-').replace(/\.json$/, '');
 
 function histories(): { workflowId: string; history: ReturnType<typeof decodeHistory> }[] {
-  return files.map((f) => ({ workflowId: path.basename(f, '.json'), history: decodeHistory(fs.readFileSync(path.join(HISTORIES_DIR, f), 'utf8')) }));
+  return files.map((f) => ({ workflowId: idOf(f), history: decodeHistory(fs.readFileSync(pathOf(f), 'utf8')) }));
 }
 
 
 beforeAll(installQuietRuntime);
 
 describe('approvalGateWorkflow replay', () => {
-  it('has the three recorded paths checked in', () => {
-    expect(files).toEqual(['approve-consume.json', 'reject-signal.json', 'ttl-expiry.json']);
+  it('has the three recorded paths checked in for every version', () => {
+    const paths = ['approve-consume.json', 'reject-signal.json', 'ttl-expiry.json'];
+    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
+  });
+
+  it('has v2 histories on the batched trail: audit writes as local activities, no per-event activity', () => {
+    for (const f of files.filter((x) => x.startsWith('v2/'))) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const markers = events.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
+      expect(markers).toEqual(expect.arrayContaining(['core_patch', 'core_local_activity']));
+      expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recordAuditEvent')).toBe(false);
+    }
   });
 
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
-    const h = decodeHistory(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8'));
+    const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];
     expect(events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe('approvalGateWorkflow');
     expect(events[events.length - 1]?.workflowExecutionCompletedEventAttributes).toBeTruthy();
@@ -35,7 +51,7 @@ describe('approvalGateWorkflow replay', () => {
   it('replays every recorded history without a determinism error', async () => {
     const results: { workflowId: string; error?: unknown }[] = [];
     for await (const r of Worker.runReplayHistories({ ...currentCode(), replayName: 'approval-gate-replay' }, histories())) results.push(r);
-    expect(results.map((r) => r.workflowId).sort()).toEqual(files.map((f) => path.basename(f, '.json')));
+    expect(results.map((r) => r.workflowId).sort()).toEqual(files.map(idOf).sort());
     for (const r of results) expect({ workflowId: r.workflowId, error: r.error ?? null }).toEqual({ workflowId: r.workflowId, error: null });
   });
 

@@ -4,6 +4,25 @@ import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 
 export const HISTORIES_DIR = path.join(__dirname, 'histories');
 
+/**
+ * Recorded history sets, oldest first. `v1` (the files at the top of `histories/`) was
+ * recorded before the batched trail, the local re-check and the other patched changes;
+ * `v2` after them. A set is never re-recorded or edited: a new workflow version records
+ * a new set beside the others, and every set must keep replaying.
+ */
+export const HISTORY_VERSIONS = ['v1', 'v2'] as const;
+export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
+
+/** Folder of a set's approvalGate histories. */
+export function gateHistoriesDir(version: HistoryVersion): string {
+  return version === 'v1' ? HISTORIES_DIR : path.join(HISTORIES_DIR, version);
+}
+
+/** Folder of a set's agentRun histories (with their child gates'). */
+export function runHistoriesDir(version: HistoryVersion): string {
+  return path.join(gateHistoriesDir(version), 'agent-run');
+}
+
 export type History = proto.temporal.api.history.v1.IHistory;
 
 /*

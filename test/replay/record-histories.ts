@@ -9,9 +9,10 @@
  *     --search-attribute GateRunId=Keyword --search-attribute GateRunStatus=Keyword &
  *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run]
  *
- * With no argument both sets are recorded. Re-record only on purpose (a deliberate,
- * versioned workflow change), and only the set that changed; the checked-in histories
- * are what guard the deployed code's determinism.
+ * With no argument both sets are recorded, into the newest version of HISTORY_VERSIONS
+ * (history-codec.ts), which must not be recorded yet. Recorded sets are never re-recorded
+ * or edited: a workflow change adds a version; the checked-in sets are what guard the
+ * deployed code's determinism.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,7 +30,7 @@ import type { approvalGateWorkflow } from '../../src/workflows';
 import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
 import type * as Harness from '../support/run-harness';
-import { encodeHistory, HISTORIES_DIR, type History } from './history-codec';
+import { encodeHistory, gateHistoriesDir, HISTORY_VERSIONS, runHistoriesDir, type History, type HistoryVersion } from './history-codec';
 
 const AGENT = 'agent_billing';
 
@@ -37,7 +38,7 @@ const AGENT = 'agent_billing';
 const activities: GateActivities = {
   async recordAuditEvent() {},
   async recordAuditEvents() {
-    return { webhook_receivers: 0 };
+    return { webhook_receivers: 1 }; // so the gate set shows the webhook path too
   },
   async deliverWebhooks() {
     return { delivered: [] };
@@ -109,18 +110,18 @@ const scenarios: Record<string, Scenario> = {
 };
 
 async function recordGatePaths(client: Client, taskQueue: string): Promise<void> {
-  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  const dir = gateHistoriesDir(recording);
+  fs.mkdirSync(dir, { recursive: true });
   for (const [name, scenario] of Object.entries(scenarios)) {
     const handle = await scenario(client, taskQueue);
     const state = await handle.result();
     const history = await handle.fetchHistory();
-    save(HISTORIES_DIR, `${name}.json`, history, state.status);
+    save(dir, `${name}.json`, history, state.status);
   }
 }
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
 
-export const AGENT_RUN_HISTORIES_DIR = path.join(HISTORIES_DIR, 'agent-run');
 
 /** Workflow type names are frozen: they are in every recorded history and file name. */
 export const RUN_TYPE = 'agentRunWorkflow';
@@ -217,13 +218,13 @@ async function recordRunPath(h: typeof Harness, client: Client, taskQueue: strin
   if (view.status !== p.expect.run || gates.length !== (p.expect.gate ? 1 : 0)) {
     throw new Error(`${name}: run ended ${view.status} with ${gates.length} gate(s); expected ${p.expect.run} with ${p.expect.gate ? 1 : 0}`);
   }
-  save(AGENT_RUN_HISTORIES_DIR, `${name}.${RUN_TYPE}.json`, history, view.status);
+  save(runHistoriesDir(recording), `${name}.${RUN_TYPE}.json`, history, view.status);
   for (const id of gates) {
     const gate = client.workflow.getHandle<typeof approvalGateWorkflow>(id);
     await gate.result().catch(() => undefined); // the status check below decides
     const state = await gate.query(getGateQuery);
     if (state.status !== p.expect.gate) throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
-    save(AGENT_RUN_HISTORIES_DIR, `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), state.status);
+    save(runHistoriesDir(recording), `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), state.status);
   }
 }
 
@@ -236,7 +237,7 @@ async function recordRunPaths(nativeConnection: NativeConnection, client: Client
   const db = openSqlite(path.join(dir, 'gate.db'));
   try {
     const { activities: real } = await createActivities({ db });
-    fs.mkdirSync(AGENT_RUN_HISTORIES_DIR, { recursive: true });
+    fs.mkdirSync(runHistoriesDir(recording), { recursive: true });
     await withWorker(nativeConnection, real, async (taskQueue) => {
       for (const [name, p] of Object.entries(RUN_PATHS)) await recordRunPath(h, client, taskQueue, name, p);
     });
@@ -261,6 +262,18 @@ async function withWorker(connection: NativeConnection, activities: object, reco
 
 const SETS = ['gate', 'agent-run'] as const;
 
+/** The set being recorded: the newest version, which must not exist yet (GATE_HISTORY_VERSION names it). */
+let recording: HistoryVersion = HISTORY_VERSIONS[HISTORY_VERSIONS.length - 1]!;
+
+function checkNewSet(version: string, sets: readonly string[]): HistoryVersion {
+  if (!(HISTORY_VERSIONS as readonly string[]).includes(version)) throw new Error(`GATE_HISTORY_VERSION=${version} is not one of ${HISTORY_VERSIONS.join(', ')}; add it to HISTORY_VERSIONS first`);
+  const v = version as HistoryVersion;
+  const dirs = [...(sets.includes('gate') ? [gateHistoriesDir(v)] : []), ...(sets.includes('agent-run') ? [runHistoriesDir(v)] : [])];
+  const taken = dirs.filter((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.endsWith('.json')));
+  if (taken.length > 0) throw new Error(`history set ${v} is recorded already (${taken.join(', ')}); recorded sets are never re-recorded: add a new version`);
+  return v;
+}
+
 async function run(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('set TEMPORAL_ADDRESS to a dev server started with the Gate* search attributes (see the header of this file)');
@@ -268,6 +281,7 @@ async function run(): Promise<void> {
   const unknown = asked.filter((a) => !(SETS as readonly string[]).includes(a));
   if (unknown.length > 0) throw new Error(`unknown history set(s) ${unknown.join(', ')}; choose from ${SETS.join(', ')}`);
   const sets = asked.length > 0 ? asked : SETS;
+  recording = checkNewSet(process.env.GATE_HISTORY_VERSION ?? recording, sets);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });

@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { verifyChain } from '../../src/core/audit';
+import { prepareCreate } from '../../src/client/create-request';
+import { startOptions } from '../../src/client/start-options';
+import { GateClient } from '../../src/client/gate-client';
+import { AuditStore } from '../../src/store/audit-store';
+import { openSqlite, type Db } from '../../src/store/db';
+import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { unpackBundle } from '../replay/bundle-commit';
+import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
+import { testClient } from '../support/temporal';
+
+/**
+ * Gates wait for days, so a deploy always meets open ones. This opens gates and an agent
+ * run on the workflow code released before the batched trail and the local re-check
+ * (commit f2c7a1f, its bundle checked in), stops that worker, and finishes them on
+ * today's code: the patched() paths must keep the old histories valid.
+ */
+const OLD_RELEASE = 'f2c7a1f';
+
+let client: Client;
+let connection: Connection;
+let db: Db;
+let activities: Awaited<ReturnType<typeof createActivities>>['activities'];
+const taskQueue = `upgrade-${randomUUID()}`;
+
+async function runWorker(code: { codePath: string }): Promise<{ stop(): Promise<void> }> {
+  const nc = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const worker = await Worker.create({ connection: nc, taskQueue, workflowBundle: code, activities });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await nc.close();
+    },
+  };
+}
+
+beforeAll(async () => {
+  ({ client, connection } = await testClient());
+  db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'upgrade-')), 'gate.db'));
+  ({ activities } = await createActivities({ db }));
+});
+afterAll(async () => {
+  await connection.close();
+  await db.close();
+});
+
+it('finishes gates and a run opened on the previous release with the current code', async () => {
+  const old = await runWorker({ codePath: unpackBundle(OLD_RELEASE) });
+  const gates = new GateClient(client, { taskQueue, audit: new AuditStore(db) });
+  const { requestId, input } = prepareCreate(
+    { correlation_id: 'upgrade', trigger_event_id: `evt-${randomUUID()}`, action: 'refund.create', target: 'ch_1', summary: 'Refund 40 EUR', blast_radius: { amount_cents: 4000 }, args: { charge: 'ch_1', amount: 4000 }, preconditions: {}, ttl_seconds: 600 },
+    { agentId: 'agent-1' },
+  );
+  await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, taskQueue, randomUUID()));
+  const runId = await startRun(client, taskQueue, [...draftAndValidate(800000), { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] }, { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+  await waitForRun(client, runId, (v) => v.pending_approvals.length > 0);
+  expect((await client.workflow.getHandle(requestId).query(getGateQuery)).status).toBe('requested');
+  await old.stop();
+
+  const current = await runWorker({ codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! });
+  try {
+    await gates.decide(requestId, { decision_id: randomUUID(), reviewer_id: 'rev-1', decision: 'approve', payload_sha256: input.payload_sha256 });
+    const consumed = await gates.consume(requestId, 'agent-1');
+    expect(consumed.args).toEqual({ charge: 'ch_1', amount: 4000 });
+    const gateRequest = await decidePending(client, runId, { decision: 'approve' });
+    const run = await waitForRun(client, runId, (v) => v.status === 'completed');
+    expect(run.final_answer).toBe('Submitted, budget 800,000 KRW.');
+    expect(await submissionsOf(db, runId)).toHaveLength(1);
+
+    // Every event of both trails reached the store, chained, on the old path and the new.
+    for (const id of [requestId, gateRequest]) {
+      const h = client.workflow.getHandle(id);
+      await h.result();
+      const store = await new AuditStore(db).list(id);
+      expect(verifyChain(store).ok).toBe(true);
+      const events = await h.query(getAuditQuery).catch(() => undefined);
+      if (events) expect(store.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id));
+      expect(store.map((e) => e.event_type)).toContain('approval.consumed');
+    }
+  } finally {
+    await current.stop();
+  }
+});
