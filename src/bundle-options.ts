@@ -7,8 +7,9 @@ import path from 'node:path';
  * cache, so each pending gate carried its own copy of zod: about 180 schema classes
  * and their closures per cached gate, a large part of the memory that grew with the
  * queue. Preloaded modules are shared and deep-frozen by the SDK, which suits stateless
- * libraries. Our own `src/core/` modules cannot be preloaded: zod schemas cache their
- * parsers on first use, which a frozen schema refuses.
+ * libraries. Our own `src/core/` modules are not preloaded (zod schemas cache their
+ * parsers on first use, which a frozen schema refuses); their schemas are built once
+ * per worker through `sharedSchema` (src/core/shared-schema.ts), which is preloaded.
  *
  * The libraries are named in `src/workflows/shared-libraries.ts`, through the same ESM
  * imports the workflow code uses (a bare `require('zod')` here would preload the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { digest } from './hashing';
 
 /** Every audit event type. Lifecycle ones are also sent as webhooks. */
@@ -41,11 +42,11 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = [
   AuditEventType.Escalated,
 ];
 
-export const ActorType = z.enum(['agent', 'human', 'system']);
+export const ActorType = sharedSchema('audit.ActorType', () => z.enum(['agent', 'human', 'system']));
 export type ActorType = z.infer<typeof ActorType>;
 
 /** One link of a request's tamper-evident trail. `hash` covers every other field, `prev_hash` the link before. */
-export const AuditEvent = z.object({
+export const AuditEvent = sharedSchema('audit.AuditEvent', () => z.object({
   /** Unique id, also the webhook delivery id's root. */
   event_id: z.string(),
   /** 0-based position in the request's chain. */
@@ -68,7 +69,7 @@ export const AuditEvent = z.object({
   prev_hash: z.string().nullable(),
   /** SHA-256 of this event's canonical JSON without `hash`. */
   hash: z.string(),
-});
+}));
 export type AuditEvent = z.infer<typeof AuditEvent>;
 
 /** The fields a caller supplies; the chain fills seq, prev_hash and hash. */

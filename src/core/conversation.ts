@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
 /**
  * What happened to one tool call. The loop writes exactly one result per call, whatever
@@ -28,47 +29,47 @@ export const ToolOutcome = {
 export type ToolOutcome = (typeof ToolOutcome)[keyof typeof ToolOutcome];
 
 /** zod schema of a tool outcome on the wire. */
-export const ToolOutcomeSchema = z.enum(ToolOutcome);
+export const ToolOutcomeSchema = sharedSchema('conversation.ToolOutcomeSchema', () => z.enum(ToolOutcome));
 
 /** One tool call proposed by the model. */
-export const ToolCall = z.object({
+export const ToolCall = sharedSchema('conversation.ToolCall', () => z.object({
   /** Unique within a run; the tool result names it. */
   id: z.string().min(1).max(200),
   /** The tool's registered name (untrusted: looked up, never executed blindly). */
   name: z.string().min(1).max(200),
   /** The proposed input; after a reviewer's modification, the executed input. */
   args: z.record(z.string(), z.unknown()),
-});
+}));
 export type ToolCall = z.infer<typeof ToolCall>;
 
 /** Instructions for the model. */
-export const SystemMessage = z.object({
+export const SystemMessage = sharedSchema('conversation.SystemMessage', () => z.object({
   role: z.literal('system'),
   /** The prompt text. */
   content: z.string(),
-});
+}));
 export type SystemMessage = z.infer<typeof SystemMessage>;
 
 /** What the person asked. */
-export const UserMessage = z.object({
+export const UserMessage = sharedSchema('conversation.UserMessage', () => z.object({
   role: z.literal('user'),
   /** The user's text. */
   content: z.string(),
-});
+}));
 export type UserMessage = z.infer<typeof UserMessage>;
 
 /** One model turn: text, tool calls, or both. */
-export const AssistantMessage = z.object({
+export const AssistantMessage = sharedSchema('conversation.AssistantMessage', () => z.object({
   role: z.literal('assistant'),
   /** The model's text; empty when it only calls tools. */
   content: z.string(),
   /** Tool calls, each answered by exactly one tool message. */
   tool_calls: z.array(ToolCall).optional(),
-});
+}));
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 
 /** The one result of one tool call, written by the loop (never by a tool). */
-export const ToolMessage = z.object({
+export const ToolMessage = sharedSchema('conversation.ToolMessage', () => z.object({
   role: z.literal('tool'),
   /** Text the model reads. */
   content: z.string(),
@@ -78,15 +79,15 @@ export const ToolMessage = z.object({
   outcome: ToolOutcomeSchema,
   /** Structured facts (ids, executed values) for tests, templates and the UI. */
   values: z.record(z.string(), z.unknown()).optional(),
-});
+}));
 export type ToolMessage = z.infer<typeof ToolMessage>;
 
 /** A conversation message on the wire (snake_case, DESIGN 6). */
-export const Message = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
+export const Message = sharedSchema('conversation.Message', () => z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]));
 export type Message = z.infer<typeof Message>;
 
 /** A whole conversation, oldest first. */
-export const Conversation = z.array(Message);
+export const Conversation = sharedSchema('conversation.Conversation', () => z.array(Message));
 export type Conversation = z.infer<typeof Conversation>;
 
 /** The assistant message whose results are being read, and the last call answered. */

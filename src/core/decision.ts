@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
 /** The three decision words; anything else ("Approve", "yes") is refused, never guessed. */
-export const DecisionWord = z.enum(['approve', 'reject', 'modify']);
+export const DecisionWord = sharedSchema('decision.DecisionWord', () => z.enum(['approve', 'reject', 'modify']));
 export type DecisionWord = z.infer<typeof DecisionWord>;
 
 /** Body of `POST /v1/approvals/{id}/decision`. */
-export const DecisionBody = z
+export const DecisionBody = sharedSchema('decision.DecisionBody', () => z
   .object({
     /** approve, reject or modify. */
     decision: DecisionWord,
@@ -28,11 +29,11 @@ export const DecisionBody = z
     if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
       ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
     if (d.decision !== 'modify' && d.args) ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
-  });
+  }));
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
 /** A decision as the gate receives it, by signal or update: always with its id and reviewer. */
-export const DecisionMessage = z
+export const DecisionMessage = sharedSchema('decision.DecisionMessage', () => z
   .object({
     /** The request decided on; a message naming another request is refused. */
     request_id: z.string().min(1).max(200).optional(),
@@ -51,7 +52,7 @@ export const DecisionMessage = z
     if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
       ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
     if (d.decision !== 'modify' && d.args) ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
-  });
+  }));
 export type DecisionMessage = z.infer<typeof DecisionMessage>;
 
 /** What a decision did; returned by the update and remembered per decision id. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
 /**
  * Pure rules of the example "business trips" domain (DESIGN section 7): schemas,
@@ -34,7 +35,7 @@ export const TRIP_POLICY_VERSION = 'trip-policy/1';
  * budget up to 10^12): out-of-policy values must reach `validateTripDraft`, so a failed
  * validation is recorded and the model is told why; only absurd values are schema errors.
  */
-export const TripDraftContent = z
+export const TripDraftContent = sharedSchema('trip-policy.TripDraftContent', () => z
   .object({
     /** City or place of the trip. */
     destination: z.string().trim().min(1).max(80).describe('Destination city, e.g. "Busan"'),
@@ -43,20 +44,20 @@ export const TripDraftContent = z
     /** Total budget in integer KRW (policy: at most 1,000,000 a day). */
     budget: z.int().min(0).max(1_000_000_000_000).describe('Total budget in KRW, an integer'),
   })
-  .strict();
+  .strict());
 export type TripDraftContent = z.infer<typeof TripDraftContent>;
 
 /** A reviewer's modification: any subset of the draft fields, nothing else. */
-export const TripRevisionPatch = TripDraftContent.partial().strict();
+export const TripRevisionPatch = sharedSchema('trip-policy.TripRevisionPatch', () => TripDraftContent.partial().strict());
 export type TripRevisionPatch = z.infer<typeof TripRevisionPatch>;
 
 /** Args naming an optional draft; the latest draft when absent. */
-export const DraftRefArgs = z
+export const DraftRefArgs = sharedSchema('trip-policy.DraftRefArgs', () => z
   .object({ draft_id: z.string().min(1).max(100).optional().describe('Draft id; the latest draft when omitted') })
-  .strict();
+  .strict());
 
 /** Final input of `submit_trip_request`, assembled by the adapter from the store, never by the model. */
-export const SubmitTripInput = z
+export const SubmitTripInput = sharedSchema('trip-policy.SubmitTripInput', () => z
   .object({
     session_id: z.string().min(1),
     draft_id: z.string().min(1),
@@ -65,7 +66,7 @@ export const SubmitTripInput = z
     days: z.int(),
     budget: z.int(),
   })
-  .strict();
+  .strict());
 export type SubmitTripInput = z.infer<typeof SubmitTripInput>;
 
 /** One problem, addressed by field path, in words a model or reviewer can act on. */

@@ -7,6 +7,7 @@ import * as zod from 'zod';
 import * as sha256 from '@noble/hashes/sha256';
 import * as hashUtils from '@noble/hashes/utils';
 import canonicalize from 'canonicalize';
+import { sharedSchema } from '../core/shared-schema';
 
 // The SDK deep-freezes what is preloaded. zod writes its global config (default locale,
 // memoizer) when the first schema is built, so build and use one now, before the freeze;
@@ -14,4 +15,5 @@ import canonicalize from 'canonicalize';
 const warmUp = zod.z.object({ ok: zod.z.string() });
 if (!warmUp.safeParse({ ok: 'yes' }).success || warmUp.safeParse({}).success) throw new Error('zod warm-up failed');
 
-export const SHARED_LIBRARIES = { zod, sha256, hashUtils, canonicalize };
+/** `sharedSchema` is here so that its memo is one per worker: the core schemas are built once, by the first workflow that needs them. */
+export const SHARED_LIBRARIES = { zod, sha256, hashUtils, canonicalize, sharedSchema };
