@@ -109,6 +109,20 @@ describe('approvalGateWorkflow', () => {
     expect((await h.query(getGateQuery)).status).toBe('approved');
   });
 
+  it('records at most 100 refusals from a flood of bad messages, counts the rest, and still takes a decision', async () => {
+    const i = input();
+    const h = await start(i);
+    const { recordRefusalSignal } = await import('../../src/workflows/definitions');
+    // Refusals by every path share one cap: bad decide and cancel signals, and those the API reports.
+    for (let n = 0; n < 50; n++) await h.signal('decide', { decision: 'approve', n });
+    for (let n = 0; n < 40; n++) await h.signal('cancel', { actor_id: 'agent-2', actor_type: 'agent' });
+    for (let n = 0; n < 40; n++) await h.signal(recordRefusalSignal, { decision_id: `d${n}`, reviewer_id: 'rev-x', decision: 'approve', refusal: 'HashMismatch', message: 'wrong hash' });
+    await until(async () => (await h.query(getGateQuery)).refusals_unrecorded === 30);
+    expect((await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused')).toHaveLength(100);
+    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    expect((await h.query(getGateQuery)).status).toBe('approved');
+  });
+
   it('expires an approval nobody consumes before the consume deadline', async () => {
     const i = input({ consume_ttl_seconds: 1 });
     const h = await start(i);

@@ -24,4 +24,18 @@ describe('audit store on SQLite', () => {
     expect(await refusal(`DELETE FROM audit_events`)).toMatch(/append-only/);
     await db.close();
   });
+
+  it('appends a batch larger than one insert in one call, skipping events already stored', async () => {
+    const db = openSqlite(':memory:');
+    const store = new AuditStore(db);
+    await store.migrate();
+    const events: AuditEvent[] = [];
+    for (let i = 0; i < 450; i++) events.push(chainEvent(events[i - 1], fields(i)));
+    await store.appendMany(events.slice(0, 10)); // a first attempt that got through before a crash
+    await store.appendMany(events); // the retried batch: 450 rows, more than one INSERT's worth
+    const back = await store.list('appr_1');
+    expect(back).toEqual(events);
+    expect(verifyChain(back)).toEqual({ ok: true, count: 450 });
+    await db.close();
+  });
 });
