@@ -37,6 +37,11 @@ const model = proxyActivities<RunActivities>({
 // Store reads ride out an outage of several minutes before the run gives up.
 const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 } });
 
+/** Refused signals a run records one by one; past it they are only counted (`refusals_unrecorded`). */
+const MAX_RECORDED_REFUSALS = 100;
+/** Patch id of that cap; runs recorded before it audit every refused signal on replay. */
+export const RUN_REFUSAL_CAP_PATCH = 'run-refusal-cap-v1';
+
 /**
  * The Workflow Loop: model -> one task per tool call (policy, then the tool or a child
  * gate) -> barrier -> results in call order -> model, until the model answers without
@@ -77,10 +82,17 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   };
 
   setHandler(getRunQuery, () => view);
+  // A flood of stray signals must not grow the run's history without bound: past the cap they are only counted.
+  const capRefusals = patched(RUN_REFUSAL_CAP_PATCH);
+  let refusalsRecorded = 0;
   setHandler(argsFinalizedSignal, (a) => {
     // Only this run's own pending gate may rewrite its call; anything else is refused visibly.
     const pending = a && typeof a === 'object' ? view.pending_approvals.find((p) => p.call_id === a.call_id && p.request_id === a.request_id) : undefined;
     if (!pending || a.args === null || typeof a.args !== 'object' || Array.isArray(a.args)) {
+      if (capRefusals && ++refusalsRecorded > MAX_RECORDED_REFUSALS) {
+        view.refusals_unrecorded = (view.refusals_unrecorded ?? 0) + 1;
+        return;
+      }
       trail.append({ event_type: 'signal.refused', actor_type: 'system', actor_id: 'approval-gate', note: 'argsFinalized for no pending gate of this run', data: { call_id: String(a?.call_id ?? ''), request_id: String(a?.request_id ?? '') } });
       return;
     }

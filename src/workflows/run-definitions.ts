@@ -58,6 +58,8 @@ export interface RunView {
   pending_interactions: PendingInteraction[];
   final_answer?: string;
   error?: string;
+  /** Refused signals past the audit cap, counted instead of recorded. */
+  refusals_unrecorded?: number;
   /** Workflow executions the run has used so far (1 until it first continues as new). */
   executions?: number;
   /** Model calls so far, across executions. */

@@ -212,6 +212,16 @@ describe('agentRun', () => {
     expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(2);
   });
 
+  it('records at most 100 stray signals from a flood, counts the rest, and still finishes', async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [{ content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'INPUT', target: 'trip', prompt: 'Where to?' } }] }, { content: 'Going to {{value:a1.value}}' }]);
+    const h = client.workflow.getHandle(runId);
+    for (let n = 0; n < 120; n++) await h.signal('argsFinalized', { call_id: `c${n}`, request_id: 'nope', args: {} });
+    const waiting = await waitForRun(client, runId, (r) => r.refusals_unrecorded === 20 && r.pending_interactions.length > 0);
+    await h.executeUpdate(respondInteractionUpdate, { args: [waiting.pending_interactions[0]!.id, { value: 'Jeju' }] });
+    expect((await waitForRun(client, runId, done)).final_answer).toBe('Going to Jeju');
+    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(100);
+  });
+
   it('cancels pending gates when the run is cancelled, and a late decision is refused', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'end' }]);
     const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
