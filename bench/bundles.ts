@@ -1,0 +1,27 @@
+// Workflow bundles, built once per run. The gate's is built exactly as
+// scripts/bundle-workflows.ts builds the production bundle (workflowBundlerOptions);
+// every gate worker of the run (in process or child) loads it through
+// GATE_WORKFLOW_BUNDLE, as production workers load dist/src/workflow-bundle.js.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundlerOptions } from '../src/bundle-options';
+
+export interface Bundles {
+  gate: string;
+  baseline: string;
+}
+
+async function write(file: string, workflowsPath: string, extra: object): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath, ...extra, logger: new DefaultLogger('WARN') }); // webpack's stats only on trouble
+  fs.writeFileSync(file, code);
+  return file;
+}
+
+/** Bundles the gate workflows (unless GATE_WORKFLOW_BUNDLE names a prebuilt one) and the baselines. */
+export async function buildBundles(dir: string): Promise<Bundles> {
+  const given = process.env.GATE_WORKFLOW_BUNDLE;
+  const gate = given && fs.existsSync(given) ? given : await write(path.join(dir, 'gate-workflow-bundle.js'), require.resolve('../src/workflows'), workflowBundlerOptions());
+  const baseline = await write(path.join(dir, 'baseline-workflow-bundle.js'), require.resolve('./baseline-workflows'), {});
+  return { gate, baseline };
+}

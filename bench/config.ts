@@ -1,0 +1,84 @@
+// The bench's knobs, all from the environment, with defaults sized so that the whole
+// default run takes about 5-8 minutes on a 2-core machine (bench/README.md).
+
+export const SECTIONS = ['overhead', 'tool', 'create', 'pending'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchConfig {
+  sections: Section[];
+  /** Lifecycles per overhead measurement (one kind, one round, one concurrency). */
+  n: number;
+  /** Rounds of (bare, gate) per figure; each figure is the median over the rounds. */
+  rounds: number;
+  /** The two overhead concurrencies: 1 and BENCH_C. */
+  concurrency: number;
+  /** Decision-to-tool-start samples per kind (bare, gate). */
+  toolN: number;
+  /** Creates per create round and kind. */
+  createN: number;
+  createC: number;
+  /** Pending gates to fill the queue with (the issue's target: 100000, by hand). */
+  pending: number;
+  fillC: number;
+  /** Decisions per group in the pending section (idle, cached, uncached). */
+  decisions: number;
+  /** List requests per limit in the pending section. */
+  listN: number;
+  /**
+   * Embedded dev server persistence: memory (default: the server's own cost is smallest,
+   * so the gate's shows most) or a SQLite file in the temp dir (as `gate dev`; for 100k gates).
+   */
+  devDb: 'file' | 'memory';
+  /** Use this server instead of starting one. */
+  temporalAddress?: string;
+  namespace: string;
+  /** Keep the temp dir (server log, gate.db files) after the run. */
+  keepDir: boolean;
+}
+
+/** Thrown for a malformed knob: the bench exits 2 before anything starts. */
+export class BenchUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new BenchUsageError(`${name}=${raw} must be a whole number >= ${min}`);
+  return n;
+}
+
+function sections(raw: string | undefined): Section[] {
+  if (!raw) return [...SECTIONS];
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = names.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (bad.length > 0 || names.length === 0) throw new BenchUsageError(`BENCH_SECTIONS=${raw}: unknown ${bad.join(', ') || 'empty list'}; choose from ${SECTIONS.join(',')}`);
+  return SECTIONS.filter((s) => names.includes(s)); // always in the canonical order: pending last, it fills the server
+}
+
+/** Reads the knobs. Throws BenchUsageError naming the variable when one is malformed. */
+export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const devDb = env.BENCH_DEV_DB || 'memory';
+  if (devDb !== 'file' && devDb !== 'memory') throw new BenchUsageError(`BENCH_DEV_DB=${devDb} must be file or memory`);
+  return {
+    sections: sections(env.BENCH_SECTIONS),
+    n: whole(env, 'BENCH_N', 400),
+    rounds: whole(env, 'BENCH_ROUNDS', 3),
+    concurrency: whole(env, 'BENCH_C', 20, 2),
+    toolN: whole(env, 'BENCH_TOOL_N', 60),
+    createN: whole(env, 'BENCH_CREATE_N', 500),
+    createC: whole(env, 'BENCH_CREATE_C', 16),
+    pending: whole(env, 'BENCH_PENDING', 2000),
+    fillC: whole(env, 'BENCH_FILL_C', 48),
+    decisions: whole(env, 'BENCH_DECISIONS', 30),
+    listN: whole(env, 'BENCH_LIST_N', 30),
+    devDb,
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    keepDir: env.BENCH_KEEP_DIR === '1',
+  };
+}

@@ -1,0 +1,82 @@
+// Section `create`: POST /v1/approvals through the real API (auth, validation, hashing,
+// workflow start, the describe that tells a create from a replay) against a bare
+// `client.workflow.start` from this process, both at concurrency BENCH_CREATE_C, with
+// their workers polling. Rounds alternate; figures are medians over the rounds.
+import { GateClient } from '../src/client/gate-client';
+import { http, startBenchApi } from './api';
+import { bareLifecycleWorkflow } from './baseline-workflows';
+import { Closers } from './closers';
+import { progress, type BenchContext } from './context';
+import { AGENT_ID, createBody } from './gate-requests';
+import { fmt } from './report';
+import { median, now, percentile, runConcurrent, sleep } from './stats';
+import { startBaselineWorker, startGateWorker } from './workers';
+
+interface Round {
+  throughput: number;
+  p50: number;
+  errors: number;
+}
+
+export async function createSection(ctx: BenchContext): Promise<void> {
+  const { client, cfg, report } = ctx;
+  const closers = new Closers();
+  let lastError = '';
+  try {
+    const gateWorker = closers.add(await startGateWorker(ctx, 'create'));
+    const bareWorker = closers.add(await startBaselineWorker(ctx, 'create'));
+    const api = closers.add(await startBenchApi(gateWorker.env), (a) => a.close());
+    const gates = new GateClient(client, { taskQueue: gateWorker.taskQueue });
+    const bareRound = async (tag: string, n: number): Promise<Round> => {
+      const lat: number[] = [];
+      const ids: string[] = [];
+      const wall = await runConcurrent(n, cfg.createC, async (i) => {
+        const id = `bare_create_${tag}_${i}`;
+        const t0 = now();
+        await client.workflow.start(bareLifecycleWorkflow, { workflowId: id, taskQueue: bareWorker.taskQueue, args: [{ body: createBody(tag, i) }] });
+        lat.push(now() - t0);
+        ids.push(id);
+      });
+      // Untimed: cancel them (a cancellation request; the bare workflow ends cancelled).
+      await runConcurrent(ids.length, cfg.createC, async (i) => void (await client.workflow.getHandle(ids[i]!).cancel()));
+      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors: 0 };
+    };
+    const gateRound = async (tag: string, n: number): Promise<Round> => {
+      const lat: number[] = [];
+      const ids: string[] = [];
+      let errors = 0;
+      const wall = await runConcurrent(n, cfg.createC, async (i) => {
+        const t0 = now();
+        const res = await http(`${api.url}/v1/approvals`, api.agentKey, 'POST', createBody(tag, i));
+        lat.push(now() - t0);
+        if (res.status === 201) ids.push((res.body as { request_id: string }).request_id);
+        else {
+          errors++;
+          lastError = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+        }
+      });
+      // Untimed: cancel them (they end `cancelled`), so the pending section's lists see only its own gates.
+      await runConcurrent(ids.length, cfg.createC, (i) => gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined));
+      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors };
+    };
+    await bareRound('warm', 2 * cfg.createC);
+    await gateRound('warm', 2 * cfg.createC);
+    const rounds = { bare: [] as Round[], gate: [] as Round[] };
+    for (let r = 0; r < cfg.rounds; r++) {
+      rounds.bare.push(await bareRound(`r${r}`, cfg.createN));
+      await sleep(1000);
+      rounds.gate.push(await gateRound(`r${r}`, cfg.createN));
+      await sleep(1000);
+      const [b, g] = [rounds.bare[r]!, rounds.gate[r]!];
+      progress(`create round ${r + 1}/${cfg.rounds}: http ${fmt(g.throughput, '/s')} p50 ${fmt(g.p50, 'ms')}; bare start ${fmt(b.throughput, '/s')} p50 ${fmt(b.p50, 'ms')}`);
+    }
+    const med = (xs: Round[], f: (r: Round) => number): number => median(xs.map(f));
+    const c = cfg.createC;
+    report.ratio(`create.http_throughput_c${c}`, med(rounds.gate, (r) => r.throughput), med(rounds.bare, (r) => r.throughput), '/s', { op: '>=', value: 0.8 }, ['http', 'bare start']);
+    report.ratio(`create.p50_c${c}`, med(rounds.gate, (r) => r.p50), med(rounds.bare, (r) => r.p50), 'ms', undefined, ['http', 'bare start']);
+    const errors = rounds.gate.reduce((s, r) => s + r.errors, 0);
+    report.value('create.http_errors', errors, '', { op: '==', value: 0 }, `of ${cfg.rounds * cfg.createN} POSTs not answered 201${errors ? `; last: ${lastError}` : ''}`);
+  } finally {
+    await closers.close();
+  }
+}

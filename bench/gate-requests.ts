@@ -1,0 +1,69 @@
+// External-executor gates as the bench creates them: a create body as an agent would
+// send it, turned into a GateInput by the API's own `prepareCreate`, started with the
+// API's own `startOptions`.
+import { randomUUID } from 'node:crypto';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { prepareCreate } from '../src/client/create-request';
+import { GATE_WORKFLOW_TYPE } from '../src/client/gate-views';
+import { startOptions } from '../src/client/start-options';
+import { isTransientRejection } from '../src/client/temporal-errors';
+import type { DecisionMessage } from '../src/core/decision';
+import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
+import { sleep } from './stats';
+
+export const AGENT_ID = 'bench-agent';
+export const REVIEWER_ID = 'bench-reviewer';
+
+/** A create body (DESIGN section 6), unique per (tag, i) through its trigger_event_id. */
+export function createBody(tag: string, i: number, ttlSeconds = 3600): { args: Record<string, unknown> } & Record<string, unknown> {
+  return {
+    correlation_id: `bench_${tag}`,
+    trigger_event_id: `evt_${tag}_${i}`,
+    action: 'refund.create',
+    target: `ch_${tag}_${i}`,
+    summary: `Refund ${(1000 + i) / 100} EUR on charge ch_${i}`,
+    blast_radius: { amount_cents: 1000 + i },
+    args: { charge: `ch_${tag}_${i}`, amount_cents: 1000 + i, currency: 'eur' },
+    preconditions: { charge_status: 'succeeded' },
+    ttl_seconds: ttlSeconds,
+  };
+}
+
+export interface StartedGate {
+  id: string;
+  payloadSha256: string;
+  handle: WorkflowHandle<typeof approvalGateWorkflow>;
+}
+
+/** Starts one external gate directly (no HTTP), exactly as GateClient.create starts it. */
+export async function startGate(client: Client, queue: string, tag: string, i: number, ttlSeconds?: number): Promise<StartedGate> {
+  const { requestId, input } = prepareCreate(createBody(tag, i, ttlSeconds), { agentId: AGENT_ID });
+  const handle = await client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, queue, randomUUID()));
+  return { id: requestId, payloadSha256: input.payload_sha256, handle };
+}
+
+/** An approval by the bench's reviewer, bound to the request's payload hash. */
+export function approval(g: { id: string; payloadSha256: string }): DecisionMessage {
+  return { request_id: g.id, decision_id: randomUUID(), reviewer_id: REVIEWER_ID, decision: 'approve', payload_sha256: g.payloadSha256 };
+}
+
+/** Counts the retries `retryTransient` made, per figure. */
+export interface RetryCounter {
+  retries: number;
+}
+
+/**
+ * Retries a call the server turned away for load (RESOURCE_EXHAUSTED / UNAVAILABLE),
+ * with GateClient's backoff; used on bare and gate calls alike so neither is favoured.
+ */
+export async function retryTransient<T>(fn: () => Promise<T>, counter?: RetryCounter): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientRejection(err) || attempt >= 6) throw err;
+      if (counter) counter.retries++;
+      await sleep(50 * 2 ** attempt + Math.random() * 50);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+// Section `overhead`: the external path (create, approve by update, consume by update)
+// of the gate against a bare workflow with the same contract, at concurrency 1 and C.
+// Rounds alternate bare and gate; each figure is the median over the rounds.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { consumeUpdate, decideUpdate } from '../src/workflows/definitions';
+import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
+import { Closers } from './closers';
+import { progress, type BenchContext } from './context';
+import { AGENT_ID, REVIEWER_ID, approval, createBody, retryTransient, startGate, type RetryCounter } from './gate-requests';
+import { fmt } from './report';
+import { median, now, percentile, runConcurrent } from './stats';
+import { startBaselineWorker, startGateWorker } from './workers';
+
+/** One lifecycle's timings (ms): start..start returned, ..approve returned, ..consume returned. */
+interface Sample {
+  create: number;
+  approve: number;
+  consume: number;
+  total: number;
+}
+
+type Kind = 'bare' | 'gate';
+type Driver = (tag: string, i: number) => Promise<{ sample: Sample; handle: WorkflowHandle }>;
+
+interface RunResult {
+  throughput: number;
+  p50: number;
+  steps: Omit<Sample, 'total'>;
+}
+
+function drivers(client: Client, queues: Record<Kind, string>, retries: RetryCounter): Record<Kind, Driver> {
+  const timed = async (start: () => Promise<WorkflowHandle>, approve: (h: WorkflowHandle) => Promise<unknown>, consume: (h: WorkflowHandle) => Promise<unknown>) => {
+    const t0 = now();
+    const handle = await start();
+    const t1 = now();
+    await retryTransient(() => approve(handle), retries);
+    const t2 = now();
+    await retryTransient(() => consume(handle), retries);
+    const t3 = now();
+    return { handle, sample: { create: t1 - t0, approve: t2 - t1, consume: t3 - t2, total: t3 - t0 } };
+  };
+  return {
+    bare: (tag, i) =>
+      timed(
+        () => client.workflow.start(bareLifecycleWorkflow, { workflowId: `bare_${tag}_${i}`, taskQueue: queues.bare, args: [{ body: createBody(tag, i) }] }),
+        (h) => h.executeUpdate(bareApproveUpdate, { args: [{ reviewer_id: REVIEWER_ID }] }),
+        (h) => h.executeUpdate(bareConsumeUpdate, { args: [{ consumer_id: AGENT_ID }] }),
+      ),
+    gate: async (tag, i) => {
+      let gate: Awaited<ReturnType<typeof startGate>> | undefined;
+      return timed(
+        async () => (gate = await startGate(client, queues.gate, tag, i)).handle, // prepareCreate is part of the gate's cost
+        (h) => h.executeUpdate(decideUpdate, { args: [approval(gate!)] }),
+        (h) => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT_ID }] }),
+      );
+    },
+  };
+}
+
+/** n lifecycles at concurrency c; then waits (untimed) until every workflow has closed, so runs never overlap. */
+async function measure(drive: Driver, n: number, c: number, tag: string): Promise<RunResult> {
+  const samples: Sample[] = [];
+  const handles: WorkflowHandle[] = [];
+  const wall = await runConcurrent(n, c, async (i) => {
+    const r = await drive(tag, i);
+    samples.push(r.sample);
+    handles.push(r.handle);
+  });
+  await Promise.all(handles.map((h) => h.result()));
+  const p = (k: keyof Sample): number => percentile(samples.map((s) => s[k]), 50);
+  return { throughput: (n * 1000) / wall, p50: p('total'), steps: { create: p('create'), approve: p('approve'), consume: p('consume') } };
+}
+
+const steps = (s: RunResult['steps']): string => `create ${fmt(s.create, 'ms')} approve ${fmt(s.approve, 'ms')} consume ${fmt(s.consume, 'ms')}`;
+
+export async function overheadSection(ctx: BenchContext): Promise<void> {
+  const { cfg, report } = ctx;
+  const closers = new Closers();
+  try {
+    const gateWorker = closers.add(await startGateWorker(ctx, 'overhead'));
+    const bareWorker = closers.add(await startBaselineWorker(ctx, 'overhead'));
+    const retries: RetryCounter = { retries: 0 };
+    const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, retries);
+    for (const c of [1, cfg.concurrency]) {
+      for (const kind of ['bare', 'gate'] as const) await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`);
+      const runs: Record<Kind, RunResult[]> = { bare: [], gate: [] };
+      for (let r = 0; r < cfg.rounds; r++) {
+        for (const kind of ['bare', 'gate'] as const) {
+          const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`);
+          runs[kind].push(res);
+          progress(`overhead c${c} round ${r + 1}/${cfg.rounds} ${kind}: ${fmt(res.throughput, '/s')}, lifecycle p50 ${fmt(res.p50, 'ms')} (${steps(res.steps)})`);
+        }
+      }
+      const med = (kind: Kind, f: (x: RunResult) => number): number => median(runs[kind].map(f));
+      const stepMed = (kind: Kind): RunResult['steps'] => ({ create: med(kind, (x) => x.steps.create), approve: med(kind, (x) => x.steps.approve), consume: med(kind, (x) => x.steps.consume) });
+      const isC1 = c === 1;
+      report.ratio(`overhead.external.throughput_c${c}`, med('gate', (x) => x.throughput), med('bare', (x) => x.throughput), '/s', isC1 ? undefined : { op: '>=', value: 0.8 });
+      report.ratio(`overhead.external.lifecycle_p50_c${c}`, med('gate', (x) => x.p50), med('bare', (x) => x.p50), 'ms', { op: '<=', value: 1.2 });
+      report.info(`overhead.external.steps_p50_c${c}`, `gate ${steps(stepMed('gate'))}  bare ${steps(stepMed('bare'))}`);
+    }
+    report.info('overhead.external.transient_retries', `${retries.retries} (updates the server turned away for load, retried as GateClient does)`);
+  } finally {
+    await closers.close();
+  }
+}

@@ -1,0 +1,97 @@
+// Section `pending`: many gates waiting at once. The gate worker runs as its own process
+// (`gate worker`) so its memory can be read from /proc. Decisions are timed on an idle
+// system first, then with the queue full on the newest gates (in the worker's cache)
+// and the oldest (evicted, rebuilt from history); lists are timed through the API.
+import { randomUUID } from 'node:crypto';
+import { GateClient } from '../src/client/gate-client';
+import { loadConfig } from '../src/config';
+import { startBenchApi, type BenchApi } from './api';
+import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
+import { AGENT_ID } from './gate-requests';
+import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
+import { reportPending } from './pending-report';
+import { RssSampler } from './rss';
+import { waitUntilSettled } from './settle';
+import { now, sleep } from './stats';
+import { spawnWorkerProcess } from './worker-process';
+
+/** With TEMPORAL_ADDRESS, the gates left waiting are terminated by one batch job, so a shared server is not left with thousands of them. */
+async function terminateLeftovers(ctx: BenchContext, queue: string): Promise<void> {
+  await ctx.client.workflowService.startBatchOperation({
+    namespace: ctx.cfg.namespace,
+    jobId: `bench-cleanup-${randomUUID()}`,
+    visibilityQuery: `TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`,
+    reason: 'approval-gate bench cleanup',
+    terminationOperation: {},
+  });
+  progress(`pending: batch termination of the gates left on ${queue} started`);
+}
+
+export async function pendingSection(ctx: BenchContext): Promise<void> {
+  const { client, cfg, report } = ctx;
+  const queue = taskQueue('pending');
+  const env = gateEnv(ctx, dataDir(ctx, 'pending'), queue);
+  const cacheSize = loadConfig(env).workflowCacheSize;
+  progress('pending: starting the gate worker process');
+  const worker = await spawnWorkerProcess(env);
+  const workerRss = new RssSampler(worker.pid).start();
+  const serverRss = ctx.server.pid ? new RssSampler(ctx.server.pid).start() : undefined;
+  let api: BenchApi | undefined;
+  const gates = new GateClient(client, { taskQueue: queue });
+  const check = (): void => {
+    ctx.server.check();
+    if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
+  };
+  const settle = (probe: GateRef[], count: number): Promise<void> =>
+    waitUntilSettled(client, cfg.namespace, queue, probe.slice(-20).map((g) => g.id), { timeoutMs: Math.max(300_000, count * 100), onProgress: progress, check });
+  try {
+    api = await startBenchApi(env);
+    // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:
+    // a fresh worker process compiles its code paths on the first decisions).
+    const warm = 5;
+    const idleAll = (await fill(client, queue, 'idle', cfg.decisions + warm, cfg.decisions + warm, check)).gates;
+    const idleRefs = idleAll.slice(warm);
+    await settle(idleAll, idleAll.length);
+    await approveEach(gates, idleAll.slice(0, warm), check);
+    await sleep(2000);
+    const idle = await approveEach(gates, idleRefs, check);
+    await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
+
+    // (b) the fill, sampling RSS every second throughout.
+    const filled = await fill(client, queue, 'fill', cfg.pending, cfg.fillC, check, { worker: workerRss, server: serverRss });
+    progress('pending: waiting for the worker to catch up');
+    const caughtUp = now();
+    await settle(filled.gates, cfg.pending);
+    const settledMs = now() - caughtUp;
+    await sleep(5000);
+    check();
+    const rssAfterFill = workerRss.sample();
+
+    // (c) decisions with the queue full, newest (cached) and oldest (evicted) alternating.
+    const d = cfg.decisions;
+    const newest = filled.gates.slice(-d);
+    const oldest = filled.gates.slice(0, Math.min(d, Math.max(0, filled.gates.length - d)));
+    const cached: Decisions = { latencies: [], failures: [] };
+    const uncached: Decisions = { latencies: [], failures: [] };
+    for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
+      if (newest[i]) await approveEach(gates, [newest[i]!], check, cached);
+      if (oldest[i]) await approveEach(gates, [oldest[i]!], check, uncached);
+    }
+
+    // (d) lists through the API with the queue full.
+    const list50 = await timeList(api, 50, cfg.listN);
+    const list500 = await timeList(api, 500, cfg.listN);
+    workerRss.stop();
+    serverRss?.stop();
+    reportPending(report, cfg, {
+      cacheSize, workerPid: worker.pid, workerRss, serverRss, rssAfterFill, fillMs: filled.ms, settledMs,
+      idle, cached, uncached, attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length }, list50, list500,
+    });
+  } finally {
+    workerRss.stop();
+    serverRss?.stop();
+    if (ctx.server.external) await terminateLeftovers(ctx, queue).catch((err) => progress(`pending: cleanup on ${queue} failed: ${String(err)}`));
+    await api?.close().catch(() => undefined);
+    await worker.stop();
+  }
+}

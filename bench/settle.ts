@@ -1,0 +1,58 @@
+// Waiting until a worker has caught up with what was started on its queue, so that a
+// measurement that follows meets gates that are idle and waiting for a decision.
+import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import { sleep } from './stats';
+
+/** Approximate count of workflow tasks waiting on the queue; undefined when the server does not report it. */
+async function backlog(client: Client, namespace: string, queue: string): Promise<number | undefined> {
+  try {
+    const res = await client.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: queue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      reportStats: true,
+    });
+    const n = res.stats?.approximateBacklogCount;
+    return n === undefined || n === null ? undefined : Number(n);
+  } catch {
+    return undefined;
+  }
+}
+
+async function hasPendingTask(client: Client, namespace: string, workflowId: string): Promise<boolean> {
+  const res = await client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
+  return Boolean(res.pendingWorkflowTask);
+}
+
+/**
+ * Resolves once the queue's workflow backlog is empty and none of `probeIds` (the last
+ * gates started) has a workflow task outstanding, twice in a row. Throws after `timeoutMs`,
+ * or as soon as `check` throws.
+ */
+export interface SettleOptions {
+  timeoutMs: number;
+  onProgress?: (msg: string) => void;
+  /** Throws when a process the wait depends on is gone. */
+  check?: () => void;
+}
+
+export async function waitUntilSettled(client: Client, namespace: string, queue: string, probeIds: string[], { timeoutMs, onProgress, check }: SettleOptions): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const t0 = Date.now();
+  let quiet = 0;
+  let said = t0;
+  while (quiet < 2) {
+    check?.();
+    const b = await backlog(client, namespace, queue);
+    const pending = (await Promise.all(probeIds.map((id) => hasPendingTask(client, namespace, id)))).filter(Boolean).length;
+    const state = `backlog ${b ?? 'not reported'}, ${pending}/${probeIds.length} of the newest gates with a workflow task outstanding`;
+    if (Date.now() > deadline) throw new Error(`the worker on ${queue} did not catch up within ${timeoutMs} ms (${state})`);
+    if (Date.now() - said >= 15_000) {
+      said = Date.now();
+      onProgress?.(`waiting ${((said - t0) / 1000).toFixed(0)} s for the worker: ${state}`);
+    }
+    quiet = (b ?? 0) > 0 || pending > 0 ? 0 : quiet + 1;
+    await sleep(1000);
+  }
+}

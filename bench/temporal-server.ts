@@ -1,0 +1,62 @@
+// The Temporal server the bench measures against: an embedded dev server it starts
+// (headless, SQLite file in the temp dir or in memory), or the one TEMPORAL_ADDRESS names.
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { ensureSearchAttributes } from '../src/dev/search-attributes';
+import { ensureTemporalCli, startDevServer } from '../src/dev/temporal-cli';
+import { stopChild, track } from './children';
+import type { BenchConfig } from './config';
+
+export interface BenchServer {
+  address: string;
+  /** For the header: what kind of server, where its state lives. */
+  description: string;
+  /** The dev server's pid when the bench started it; undefined for TEMPORAL_ADDRESS. */
+  pid?: number;
+  external: boolean;
+  /** Throws when the dev server the bench started is gone (a section should stop, not wait on timeouts). */
+  check(): void;
+  stop(): Promise<void>;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function cliVersion(cli: string): string {
+  const r = spawnSync(cli, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim().replace(/^temporal version /, '') : 'unknown version';
+}
+
+/** Starts the dev server (or attaches to TEMPORAL_ADDRESS) and registers the gate's search attributes. */
+export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchServer> {
+  if (cfg.temporalAddress) {
+    await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
+    return { address: cfg.temporalAddress, description: `TEMPORAL_ADDRESS=${cfg.temporalAddress} (namespace ${cfg.namespace})`, external: true, check: () => undefined, stop: async () => undefined };
+  }
+  const dbFile = cfg.devDb === 'file' ? path.join(dir, 'temporal.db') : undefined;
+  const version = cliVersion(ensureTemporalCli());
+  const server = await startDevServer({ port: await freePort(), headless: true, dbFile, namespace: cfg.namespace, logFile: path.join(dir, 'temporal.log') });
+  track(server.process);
+  await ensureSearchAttributes(server.address, cfg.namespace); // start-dev registers them too; idempotent
+  return {
+    address: server.address,
+    description: `embedded dev server ${server.address} (temporal ${version}, ${dbFile ? `SQLite file ${dbFile}` : 'in memory'})`,
+    pid: server.process.pid,
+    external: false,
+    check() {
+      const p = server.process;
+      if (p.exitCode !== null || p.signalCode !== null) throw new Error(`the Temporal dev server (pid ${p.pid}) exited (code ${p.exitCode}, signal ${p.signalCode}); see ${path.join(dir, 'temporal.log')}`);
+    },
+    stop: () => stopChild(server.process),
+  };
+}

@@ -1,0 +1,95 @@
+// Tool-executor gates with a real trip-domain session behind them, so the gate's
+// snapshot re-check passes and the submit tool really runs; and the gate worker that
+// hosts them, with `executeTool` wrapped to record when the tool begins.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import type { GateActivities } from '../src/activities/contracts';
+import { workflowBundlerOptions } from '../src/bundle-options';
+import { loadConfig } from '../src/config';
+import { payloadSha256, type EvidencePayload } from '../src/core/evidence';
+import type { GateInput } from '../src/core/gate-state';
+import { digest } from '../src/core/hashing';
+import type { DomainRegistry } from '../src/domain/registry';
+import { openSqlite } from '../src/store/db';
+import { dataDir, taskQueue, type BenchContext } from './context';
+import { AGENT_ID } from './gate-requests';
+import { now } from './stats';
+import { running, type RunningWorker, type StartTimes } from './workers';
+
+/**
+ * A gate worker built like `createGateWorker` (src/worker.ts: production bundle and
+ * bundler options, `maxCachedWorkflows` from the config, every activity of
+ * `createActivities`), except that `executeTool` first records its start time by
+ * idempotency key (= request id). createGateWorker takes no activity overrides, hence this copy.
+ */
+export async function startToolGateWorker(ctx: BenchContext): Promise<RunningWorker & { toolStarts: StartTimes; domains: DomainRegistry }> {
+  const queue = taskQueue('tool');
+  const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
+  const { activities, domains } = await createActivities({ db });
+  const toolStarts: StartTimes = new Map();
+  const executeTool = activities.executeTool as unknown as GateActivities['executeTool'];
+  const wrapped: GateActivities['executeTool'] = async (input) => {
+    toolStarts.set(input.idempotency_key, now());
+    return executeTool(input);
+  };
+  const connection = await NativeConnection.connect({ address: ctx.server.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: ctx.cfg.namespace,
+    taskQueue: queue,
+    workflowBundle: { codePath: ctx.bundles.gate },
+    bundlerOptions: workflowBundlerOptions(),
+    maxCachedWorkflows: loadConfig().workflowCacheSize,
+    activities: { ...activities, executeTool: wrapped },
+  });
+  const r = running(worker, queue, async () => {
+    await connection.close();
+    await db.close();
+  });
+  return { ...r, toolStarts, domains };
+}
+
+/**
+ * A fresh trip session with a drafted and validated trip (one approver's tier), and the
+ * GateInput the agent loop would build for its `submit_trip_request` plan
+ * (src/workflows/tool-call.ts `gate()`).
+ */
+export async function preparedToolGate(domains: DomainRegistry, i: number): Promise<{ requestId: string; input: GateInput }> {
+  const trip = domains.get('trip');
+  const session = `run_bench_${randomUUID().slice(0, 12)}`;
+  const allowed = async (tool: string, args: Record<string, unknown>): Promise<void> => {
+    const plan = await trip.plan(session, tool, args);
+    if (plan.policy !== 'allow') throw new Error(`trip plan for ${tool}: expected allow, got ${JSON.stringify(plan)}`);
+    await trip.execute(session, tool, plan.input, `${session}:${tool}`);
+  };
+  await allowed('draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 + i });
+  await allowed('validate_trip_request', {});
+  const plan = await trip.plan(session, 'submit_trip_request', {});
+  if (plan.policy !== 'require_approval') throw new Error(`trip plan for submit: expected require_approval, got ${JSON.stringify(plan)}`);
+  const callId = 'call_submit';
+  const requestId = `${session}-${callId}`;
+  const payload: EvidencePayload = {
+    request_id: requestId,
+    correlation_id: session,
+    agent_id: AGENT_ID,
+    trigger_event_id: `${session}/${callId}`,
+    ...plan.evidence,
+    args: plan.input,
+    idempotency_key: requestId,
+    expires_at: new Date(Date.now() + 3600_000).toISOString(),
+  };
+  const input: GateInput = {
+    payload,
+    payload_sha256: payloadSha256(payload),
+    approvals_required: plan.approvals_required,
+    executor: 'tool',
+    consume_ttl_seconds: 60,
+    create_sha256: digest({ run_id: session, call_id: callId }),
+    tool: { domain: 'trip', session_id: session },
+    run_id: session,
+    call_id: callId,
+  };
+  return { requestId, input };
+}

@@ -1,0 +1,73 @@
+// Section `tool`: from sending the decision to the moment the tool activity begins.
+// Gate: approve by update -> the gate re-checks the snapshot in the trip adapter ->
+// executeTool. Bare: a signal -> one activity. Both activities run in this process, so
+// the decision's send time and the tool's start time come from one clock.
+import { randomUUID } from 'node:crypto';
+import { GATE_WORKFLOW_TYPE } from '../src/client/gate-views';
+import { startOptions } from '../src/client/start-options';
+import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
+import { decideUpdate, getGateQuery } from '../src/workflows/definitions';
+import { bareGoSignal, bareStatusQuery, bareToolWorkflow } from './baseline-workflows';
+import { Closers } from './closers';
+import { progress, type BenchContext } from './context';
+import { approval, retryTransient } from './gate-requests';
+import { now, percentile, sleep } from './stats';
+import { preparedToolGate, startToolGateWorker } from './tool-gate';
+import { startBaselineWorker } from './workers';
+
+/** Pause between a workflow's first task and its decision, so the decision meets an idle, cached workflow. */
+const SETTLE_MS = 250;
+
+function started(starts: Map<string, number>, key: string, t0: number): number {
+  const t = starts.get(key);
+  if (t === undefined) throw new Error(`the tool activity of ${key} never started`);
+  return t - t0;
+}
+
+export async function toolSection(ctx: BenchContext): Promise<void> {
+  const { client, cfg, report } = ctx;
+  const closers = new Closers();
+  try {
+    const gateWorker = closers.add(await startToolGateWorker(ctx));
+    const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
+    const bare = async (tag: string): Promise<number> => {
+      const id = `bare_tool_${tag}_${randomUUID().slice(0, 8)}`;
+      const h = await client.workflow.start(bareToolWorkflow, { workflowId: id, taskQueue: bareWorker.taskQueue, args: [id] });
+      await h.query(bareStatusQuery); // answered once the first workflow task ran
+      await sleep(SETTLE_MS);
+      const t0 = now();
+      await h.signal(bareGoSignal);
+      await h.result();
+      return started(bareWorker.toolStarts, id, t0);
+    };
+    const gate = async (i: number): Promise<number> => {
+      const { requestId, input } = await preparedToolGate(gateWorker.domains, i);
+      const h = await client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, gateWorker.taskQueue, randomUUID()));
+      await h.query(getGateQuery);
+      await sleep(SETTLE_MS);
+      const t0 = now();
+      await retryTransient(() => h.executeUpdate(decideUpdate, { args: [approval({ id: requestId, payloadSha256: input.payload_sha256 })] }));
+      const final = await h.result();
+      if (final.status !== 'consumed' || final.execution?.outcome !== 'success') {
+        throw new Error(`tool gate ${requestId} ended ${final.status} (${final.status_reason ?? final.execution?.error ?? 'no reason'}); the snapshot re-check or the tool failed`);
+      }
+      return started(gateWorker.toolStarts, requestId, t0);
+    };
+    for (let w = 0; w < 3; w++) {
+      await bare(`warm${w}`); // warm-up, not counted
+      await gate(-1 - w);
+    }
+    const samples = { bare: [] as number[], gate: [] as number[] };
+    for (let i = 0; i < cfg.toolN; i++) {
+      samples.bare.push(await bare(String(i))); // interleaved, so drift in machine load hits both alike
+      samples.gate.push(await gate(i));
+      if ((i + 1) % 10 === 0) progress(`tool ${i + 1}/${cfg.toolN} samples each`);
+    }
+    const p = (xs: number[], q: number): number => percentile(xs, q);
+    report.ratio('tool.decision_to_tool_start_p50', p(samples.gate, 50), p(samples.bare, 50), 'ms', { op: '<=', value: 1.3 });
+    report.ratio('tool.decision_to_tool_start_p95', p(samples.gate, 95), p(samples.bare, 95), 'ms');
+    report.info('tool.samples', `${cfg.toolN} per kind; gate: approve by update, snapshot re-check (trip store), executeTool; bare: signal, activity`);
+  } finally {
+    await closers.close();
+  }
+}
