@@ -5,12 +5,24 @@ import type { DeliverWebhooksInput, GateActivities } from '../activities/contrac
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
 /**
- * Patch id of the batched trail: a task's events go to the store in one local activity,
- * and webhooks are only scheduled when receivers are configured. Histories recorded
- * before it replay on the old path (one `recordAuditEvent` and one `deliverWebhooks`
- * activity per event). Never remove while such gates may still be open.
+ * Patch id of the durable batched trail (the current path): a task's events go to the
+ * store in one regular activity, scheduled when the task completes, so the store only
+ * ever receives events that are already in the workflow's history; webhooks are only
+ * scheduled when receivers are configured.
+ */
+export const AUDIT_DURABLE_BATCH_PATCH = 'audit-batch-durable-v1';
+/**
+ * Patch id of the batched trail written by a local activity (histories in
+ * test/replay/histories/v2). Not used for new executions: a local activity runs before
+ * its workflow task completes, so a worker crash at that moment could leave an event in
+ * the store that the retried task replaces with another one. Histories without either
+ * marker replay on the first path (one `recordAuditEvent` and one `deliverWebhooks`
+ * activity per event). Never remove a path while gates recorded on it may be open.
  */
 export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
+
+/** How a trail writes to the store, by the release its execution started on. */
+type TrailMode = 'durable-batch' | 'local-batch' | 'per-event';
 
 const { recordAuditEvent } = proxyActivities<GateActivities>({
   // One insert; short, so a write lost with a crashed worker is retried in seconds (the insert is idempotent).
@@ -19,9 +31,15 @@ const { recordAuditEvent } = proxyActivities<GateActivities>({
   retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
 });
 
-const { recordAuditEvents } = proxyLocalActivities<GateActivities>({
-  // A local activity runs inside the workflow task: no matching round trip per write. The
-  // insert is idempotent (event ids), so a retry after a crash (replayed from history) is safe.
+const durable = proxyActivities<GateActivities>({
+  // One insert of a task's events; short, so a write lost with a crashed worker is retried in seconds.
+  startToCloseTimeout: '10s',
+  // The store must get every event: retry until it does (durability over latency).
+  retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
+});
+
+/** Only for executions recorded on the local-batch path (see AUDIT_BATCH_PATCH). */
+const local = proxyLocalActivities<GateActivities>({
   startToCloseTimeout: '10s',
   // Unlimited attempts: the store must get every event; long backoffs become durable timers.
   retry: { initialInterval: '500ms', maximumInterval: '30s', backoffCoefficient: 2 },
@@ -55,7 +73,7 @@ export class AuditTrail {
   /** Batched path: events not yet handed to the store, with their webhook inputs. */
   private unsent: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
   private writer: Promise<void> | undefined;
-  private readonly batched: boolean;
+  private readonly mode: TrailMode;
 
   constructor(
     private readonly requestId: string,
@@ -65,7 +83,8 @@ export class AuditTrail {
     /** The last event of the chain so far, when it continues one (a run after continue-as-new). */
     private head?: AuditEvent,
   ) {
-    this.batched = patched(AUDIT_BATCH_PATCH); // decided once per execution: old histories keep the old path
+    // Decided once per execution, newest first: a history keeps the path it was recorded on.
+    this.mode = patched(AUDIT_DURABLE_BATCH_PATCH) ? 'durable-batch' : patched(AUDIT_BATCH_PATCH) ? 'local-batch' : 'per-event';
   }
 
   /** The newest event of the chain, whether or not it is still held in `events`. */
@@ -87,7 +106,7 @@ export class AuditTrail {
     });
     this.events.push(event);
     const webhook = WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
-    if (this.batched) {
+    if (this.mode !== 'per-event') {
       this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
       this.writer ??= this.writeBatches();
       return event;
@@ -118,10 +137,10 @@ export class AuditTrail {
   }
 
   /**
-   * One local activity at a time writes everything appended so far (one task's events
-   * usually go in one insert); events appended meanwhile go in the next batch. The
-   * store's answer says whether webhook receivers exist, so a gate without receivers
-   * schedules no webhook activity at all.
+   * One activity at a time writes everything appended so far (one task's events usually
+   * go in one insert); events appended meanwhile go in the next batch. The store's answer
+   * says whether webhook receivers exist, so a gate without receivers schedules no
+   * webhook activity at all.
    */
   private writeBatches(): Promise<void> {
     // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
@@ -130,7 +149,8 @@ export class AuditTrail {
       while (this.unsent.length > 0) {
         const batch = this.unsent;
         this.unsent = [];
-        const { webhook_receivers } = await recordAuditEvents({ events: batch.map((b) => b.event) });
+        const write = this.mode === 'durable-batch' ? durable.recordAuditEvents : local.recordAuditEvents;
+        const { webhook_receivers } = await write({ events: batch.map((b) => b.event) });
         if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
       }
       this.writer = undefined;

@@ -72,6 +72,13 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
       [...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'), 'marker:core_patch', 'marker:core_local_activity'],
     ]),
   ),
+  // v3: the trail is written by one regular activity per task; the re-check stays local.
+  v3: Object.fromEntries(
+    Object.entries(COVERS_V1).map(([name, marks]) => [
+      name,
+      [...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'), 'marker:core_patch', 'activity:recordAuditEvents'],
+    ]),
+  ),
 };
 
 beforeAll(installQuietRuntime);
@@ -82,9 +89,10 @@ describe('agentRunWorkflow replay', () => {
     expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected.map((f) => `${v}/${f}`)));
   });
 
-  it('has v2 tool gates that re-check the snapshot in a local activity, not a scheduled one', () => {
-    const gate = read(`v2/trip-approve.${GATE_TYPE}.json`);
+  it.each(['v2', 'v3'])('has %s tool gates that re-check the snapshot in a local activity, not a scheduled one', (v) => {
+    const gate = read(`${v}/trip-approve.${GATE_TYPE}.json`);
     expect(marks(gate).has('activity:recheckSnapshot')).toBe(false);
+    expect(marks(gate).has('marker:core_local_activity')).toBe(true);
     expect(marks(gate).has('activity:executeTool')).toBe(true);
   });
 

@@ -32,12 +32,21 @@ describe('approvalGateWorkflow replay', () => {
     expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
   });
 
-  it('has v2 histories on the batched trail: audit writes as local activities, no per-event activity', () => {
+  const activities = (f: string): string[] => (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  const markers = (f: string): string[] => (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+
+  it('has v2 histories on the batched trail written by local activities, no per-event activity', () => {
     for (const f of files.filter((x) => x.startsWith('v2/'))) {
-      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
-      const markers = events.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
-      expect(markers).toEqual(expect.arrayContaining(['core_patch', 'core_local_activity']));
-      expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recordAuditEvent')).toBe(false);
+      expect(markers(f)).toEqual(expect.arrayContaining(['core_patch', 'core_local_activity']));
+      expect(activities(f)).not.toContain('recordAuditEvent');
+    }
+  });
+
+  it('has v3 histories on the durable trail: one recordAuditEvents activity per task, never before the task completes', () => {
+    for (const f of files.filter((x) => x.startsWith('v3/'))) {
+      expect(activities(f)).toContain('recordAuditEvents');
+      expect(activities(f)).not.toContain('recordAuditEvent');
+      expect(markers(f)).not.toContain('core_local_activity');
     }
   });
 
