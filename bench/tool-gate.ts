@@ -6,7 +6,6 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import type { GateActivities } from '../src/activities/contracts';
-import { workflowBundlerOptions } from '../src/bundle-options';
 import { loadConfig } from '../src/config';
 import { payloadSha256, type EvidencePayload } from '../src/core/evidence';
 import type { GateInput } from '../src/core/gate-state';
@@ -39,8 +38,7 @@ export async function startToolGateWorker(ctx: BenchContext): Promise<RunningWor
     connection,
     namespace: ctx.cfg.namespace,
     taskQueue: queue,
-    workflowBundle: { codePath: ctx.bundles.gate },
-    bundlerOptions: workflowBundlerOptions(),
+    workflowBundle: { codePath: ctx.bundles.gate }, // built with workflowBundlerOptions() (bundles.ts)
     maxCachedWorkflows: loadConfig().workflowCacheSize,
     activities: { ...activities, executeTool: wrapped },
   });

@@ -24,15 +24,9 @@ export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
 /** How a trail writes to the store, by the release its execution started on. */
 type TrailMode = 'durable-batch' | 'local-batch' | 'per-event';
 
-const { recordAuditEvent } = proxyActivities<GateActivities>({
+/** Store writes, per event (first path) or per task (durable batch): the same activity options. */
+const store = proxyActivities<GateActivities>({
   // One insert; short, so a write lost with a crashed worker is retried in seconds (the insert is idempotent).
-  startToCloseTimeout: '10s',
-  // The store must get every event: retry until it does (durability over latency).
-  retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
-});
-
-const durable = proxyActivities<GateActivities>({
-  // One insert of a task's events; short, so a write lost with a crashed worker is retried in seconds.
   startToCloseTimeout: '10s',
   // The store must get every event: retry until it does (durability over latency).
   retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
@@ -112,7 +106,7 @@ export class AuditTrail {
       return event;
     }
     // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
-    this.pending.push(CancellationScope.nonCancellable(() => recordAuditEvent(event)));
+    this.pending.push(CancellationScope.nonCancellable(() => store.recordAuditEvent(event)));
     if (webhook) this.deliver(webhook);
     return event;
   }
@@ -149,7 +143,7 @@ export class AuditTrail {
       while (this.unsent.length > 0) {
         const batch = this.unsent;
         this.unsent = [];
-        const write = this.mode === 'durable-batch' ? durable.recordAuditEvents : local.recordAuditEvents;
+        const write = this.mode === 'durable-batch' ? store.recordAuditEvents : local.recordAuditEvents;
         const { webhook_receivers } = await write({ events: batch.map((b) => b.event) });
         if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
       }
