@@ -1,21 +1,41 @@
-// Lint: typescript-eslint's recommended rules, plus the sandbox rule from Temporal's
-// samples: workflow code and the pure core import no Node built-ins (and the core no Temporal).
+// Lint: typescript-eslint's recommended rules with the type-aware promise rules, plus the sandbox rules from Temporal's
+// samples: workflow code and the pure core import no Node built-ins (and the core no Temporal),
+// and workflow code imports activities, stores, domains and models as types only.
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/** Modules whose values must never reach a workflow bundle (their types may). */
+const workflowValueBans = ['**/activities', '**/activities/*', '**/store/*', '**/domain/*', '**/domain/**', '**/models/*'];
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
   {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
     },
   },
   {
     files: ['src/workflows/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltins, patterns: ['../store/*', '../api/*', '../client/*'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins,
+          patterns: [
+            { group: ['../store/*', '../api/*', '../client/*'], message: 'workflow code cannot reach I/O layers' },
+            { group: workflowValueBans, allowTypeImports: true, message: 'workflow code may import these as types only' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/core/**/*.ts'],

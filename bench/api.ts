@@ -32,7 +32,9 @@ export async function startBenchApi(env: NodeJS.ProcessEnv): Promise<BenchApi> {
     await db.close();
   }
   // No request log: a line per request would cost more than some of the routes measured.
-  const api: RunningApi = await startApiServer(cfg, { logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger });
+  const api: RunningApi = await startApiServer(cfg, {
+    logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+  });
   return { url: api.url, agentKey, reviewerKey, close: () => api.close() };
 }
 
@@ -42,10 +44,20 @@ export interface HttpResult {
 }
 
 /** One JSON request with a bearer key. */
-export async function http(url: string, key: string, method: 'GET' | 'POST', body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export async function http(
+  url: string,
+  key: string,
+  method: 'GET' | 'POST',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   const res = await fetch(url, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

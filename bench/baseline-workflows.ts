@@ -1,7 +1,16 @@
 // Bare Temporal baselines: the least a workflow needs to offer the gate's contract, so
 // the bench can say what the gate itself costs. Workflow code: bundled by the baseline
 // worker, no Node modules, no I/O.
-import { ApplicationFailure, allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 
 export interface BareLifecycleInput {
   /** What the caller would send to create a gate; consume hands back its `args`. */
@@ -9,7 +18,9 @@ export interface BareLifecycleInput {
 }
 
 export const bareApproveUpdate = defineUpdate<{ status: string }, [{ reviewer_id: string }]>('bareApprove');
-export const bareConsumeUpdate = defineUpdate<{ args: Record<string, unknown> }, [{ consumer_id: string }]>('bareConsume');
+export const bareConsumeUpdate = defineUpdate<{ args: Record<string, unknown> }, [{ consumer_id: string }]>(
+  'bareConsume',
+);
 export const bareStatusQuery = defineQuery<string>('bareStatus');
 export const bareGoSignal = defineSignal('bareGo');
 
@@ -21,7 +32,12 @@ export const bareGoSignal = defineSignal('bareGo');
 export async function bareLifecycleWorkflow(input: BareLifecycleInput): Promise<string> {
   let status = 'requested';
   const refuse = (want: string): void => {
-    if (status !== want) throw ApplicationFailure.create({ type: 'IllegalTransition', message: `status is ${status}, not ${want}`, nonRetryable: true });
+    if (status !== want)
+      throw ApplicationFailure.create({
+        type: 'IllegalTransition',
+        message: `status is ${status}, not ${want}`,
+        nonRetryable: true,
+      });
   };
   setHandler(bareStatusQuery, () => status);
   setHandler(

@@ -21,7 +21,18 @@ async function write(file: string, workflowsPath: string, extra: object): Promis
 /** Bundles the gate workflows (unless GATE_WORKFLOW_BUNDLE names a prebuilt one) and the baselines. */
 export async function buildBundles(dir: string): Promise<Bundles> {
   const given = process.env.GATE_WORKFLOW_BUNDLE;
-  const gate = given && fs.existsSync(given) ? given : await write(path.join(dir, 'gate-workflow-bundle.js'), require.resolve('../src/workflows'), workflowBundlerOptions());
-  const baseline = await write(path.join(dir, 'baseline-workflow-bundle.js'), require.resolve('./baseline-workflows'), {});
+  const gate =
+    given && fs.existsSync(given)
+      ? given
+      : await write(
+          path.join(dir, 'gate-workflow-bundle.js'),
+          require.resolve('../src/workflows'),
+          workflowBundlerOptions(),
+        );
+  const baseline = await write(
+    path.join(dir, 'baseline-workflow-bundle.js'),
+    require.resolve('./baseline-workflows'),
+    {},
+  );
   return { gate, baseline };
 }

@@ -14,7 +14,11 @@ export function track(child: ChildProcess): ChildProcess {
 }
 
 /** Sends `signal`, waits up to `graceMs`, then SIGKILLs. Resolves once the child has exited. */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 10_000,
+): Promise<void> {
   if (!alive(child)) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);

@@ -54,9 +54,15 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1):
 
 function sections(raw: string | undefined): Section[] {
   if (!raw) return [...SECTIONS];
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((s) => !(SECTIONS as readonly string[]).includes(s));
-  if (bad.length > 0 || names.length === 0) throw new BenchUsageError(`BENCH_SECTIONS=${raw}: unknown ${bad.join(', ') || 'empty list'}; choose from ${SECTIONS.join(',')}`);
+  if (bad.length > 0 || names.length === 0)
+    throw new BenchUsageError(
+      `BENCH_SECTIONS=${raw}: unknown ${bad.join(', ') || 'empty list'}; choose from ${SECTIONS.join(',')}`,
+    );
   return SECTIONS.filter((s) => names.includes(s)); // always in the canonical order: pending last, it fills the server
 }
 

@@ -40,7 +40,12 @@ export function dataDir(ctx: BenchContext, part: string): string {
  * `loadConfig`): this server, a data dir of its own, SQLite stores (GATE_DATABASE_URL
  * removed), no webhooks, and the run's prebuilt workflow bundle.
  */
-export function gateEnv(ctx: BenchContext, dir: string, queue: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function gateEnv(
+  ctx: BenchContext,
+  dir: string,
+  queue: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TEMPORAL_ADDRESS: ctx.server.address,

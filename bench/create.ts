@@ -33,12 +33,20 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
         const id = `bare_create_${tag}_${i}`;
         const t0 = now();
-        await client.workflow.start(bareLifecycleWorkflow, { workflowId: id, taskQueue: bareWorker.taskQueue, args: [{ body: createBody(tag, i) }] });
+        await client.workflow.start(bareLifecycleWorkflow, {
+          workflowId: id,
+          taskQueue: bareWorker.taskQueue,
+          args: [{ body: createBody(tag, i) }],
+        });
         lat.push(now() - t0);
         ids.push(id);
       });
       // Untimed: cancel them (a cancellation request; the bare workflow ends cancelled).
-      await runConcurrent(ids.length, cfg.createC, async (i) => void (await client.workflow.getHandle(ids[i]!).cancel()));
+      await runConcurrent(
+        ids.length,
+        cfg.createC,
+        async (i) => void (await client.workflow.getHandle(ids[i]!).cancel()),
+      );
       return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors: 0 };
     };
     const gateRound = async (tag: string, n: number): Promise<Round> => {
@@ -56,7 +64,9 @@ export async function createSection(ctx: BenchContext): Promise<void> {
         }
       });
       // Untimed: cancel them (they end `cancelled`), so the pending section's lists see only its own gates.
-      await runConcurrent(ids.length, cfg.createC, (i) => gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined));
+      await runConcurrent(ids.length, cfg.createC, (i) =>
+        gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined),
+      );
       return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors };
     };
     await bareRound('warm', 2 * cfg.createC);
@@ -68,14 +78,36 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       rounds.gate.push(await gateRound(`r${r}`, cfg.createN));
       await sleep(1000);
       const [b, g] = [rounds.bare[r]!, rounds.gate[r]!];
-      progress(`create round ${r + 1}/${cfg.rounds}: http ${fmt(g.throughput, '/s')} p50 ${fmt(g.p50, 'ms')}; bare start ${fmt(b.throughput, '/s')} p50 ${fmt(b.p50, 'ms')}`);
+      progress(
+        `create round ${r + 1}/${cfg.rounds}: http ${fmt(g.throughput, '/s')} p50 ${fmt(g.p50, 'ms')}; bare start ${fmt(b.throughput, '/s')} p50 ${fmt(b.p50, 'ms')}`,
+      );
     }
     const med = (xs: Round[], f: (r: Round) => number): number => median(xs.map(f));
     const c = cfg.createC;
-    report.ratio(`create.http_throughput_c${c}`, med(rounds.gate, (r) => r.throughput), med(rounds.bare, (r) => r.throughput), '/s', { op: '>=', value: 0.8 }, ['http', 'bare start']);
-    report.ratio(`create.p50_c${c}`, med(rounds.gate, (r) => r.p50), med(rounds.bare, (r) => r.p50), 'ms', undefined, ['http', 'bare start']);
+    report.ratio(
+      `create.http_throughput_c${c}`,
+      med(rounds.gate, (r) => r.throughput),
+      med(rounds.bare, (r) => r.throughput),
+      '/s',
+      { op: '>=', value: 0.8 },
+      ['http', 'bare start'],
+    );
+    report.ratio(
+      `create.p50_c${c}`,
+      med(rounds.gate, (r) => r.p50),
+      med(rounds.bare, (r) => r.p50),
+      'ms',
+      undefined,
+      ['http', 'bare start'],
+    );
     const errors = rounds.gate.reduce((s, r) => s + r.errors, 0);
-    report.value('create.http_errors', errors, '', { op: '==', value: 0 }, `of ${cfg.rounds * cfg.createN} POSTs not answered 201${errors ? `; last: ${lastError}` : ''}`);
+    report.value(
+      'create.http_errors',
+      errors,
+      '',
+      { op: '==', value: 0 },
+      `of ${cfg.rounds * cfg.createN} POSTs not answered 201${errors ? `; last: ${lastError}` : ''}`,
+    );
   } finally {
     await closers.close();
   }

@@ -15,7 +15,11 @@ export const AGENT_ID = 'bench-agent';
 export const REVIEWER_ID = 'bench-reviewer';
 
 /** A create body (DESIGN section 6), unique per (tag, i) through its trigger_event_id. */
-export function createBody(tag: string, i: number, ttlSeconds = 3600): { args: Record<string, unknown> } & Record<string, unknown> {
+export function createBody(
+  tag: string,
+  i: number,
+  ttlSeconds = 3600,
+): { args: Record<string, unknown> } & Record<string, unknown> {
   return {
     correlation_id: `bench_${tag}`,
     trigger_event_id: `evt_${tag}_${i}`,
@@ -36,15 +40,30 @@ export interface StartedGate {
 }
 
 /** Starts one external gate directly (no HTTP), exactly as GateClient.create starts it. */
-export async function startGate(client: Client, queue: string, tag: string, i: number, ttlSeconds?: number): Promise<StartedGate> {
+export async function startGate(
+  client: Client,
+  queue: string,
+  tag: string,
+  i: number,
+  ttlSeconds?: number,
+): Promise<StartedGate> {
   const { requestId, input } = prepareCreate(createBody(tag, i, ttlSeconds), { agentId: AGENT_ID });
-  const handle = await client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, queue, randomUUID()));
+  const handle = await client.workflow.start<typeof approvalGateWorkflow>(
+    GATE_WORKFLOW_TYPE,
+    startOptions(requestId, input, queue, randomUUID()),
+  );
   return { id: requestId, payloadSha256: input.payload_sha256, handle };
 }
 
 /** An approval by the bench's reviewer, bound to the request's payload hash. */
 export function approval(g: { id: string; payloadSha256: string }): DecisionMessage {
-  return { request_id: g.id, decision_id: randomUUID(), reviewer_id: REVIEWER_ID, decision: 'approve', payload_sha256: g.payloadSha256 };
+  return {
+    request_id: g.id,
+    decision_id: randomUUID(),
+    reviewer_id: REVIEWER_ID,
+    decision: 'approve',
+    payload_sha256: g.payloadSha256,
+  };
 }
 
 /** Counts the retries `retryTransient` made, per figure. */

@@ -23,7 +23,10 @@ function codeVersion(): string {
 
 export function header(cfg: BenchConfig, server: string): string[] {
   const gib = (os.totalmem() / 2 ** 30).toFixed(1);
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   return [
     `approval-gate bench  ${new Date().toISOString()}`,
     `machine: ${os.cpus().length} cpus (${cpuModel()}), ${gib} GiB memory, load ${load}, node ${process.version}, ${os.platform()} ${os.release()}`,

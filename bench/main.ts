@@ -28,7 +28,10 @@ const SECTION_RUNNERS: Record<Section, (ctx: BenchContext) => Promise<void>> = {
 async function run(): Promise<number> {
   const cfg = loadBenchConfig();
   // Quiet: the SDK's own chatter and the native core's warnings would bury the figures.
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-bench-'));
   const report = new Report();
   let server: BenchServer | undefined;
@@ -45,7 +48,14 @@ async function run(): Promise<number> {
     // createGateWorker (src/worker.ts) takes its bundle from process.env, not from its config.
     process.env.GATE_WORKFLOW_BUNDLE = bundles.gate;
     connection = await Connection.connect({ address: server.address });
-    const ctx: BenchContext = { cfg, server, client: new Client({ connection, namespace: cfg.namespace }), bundles, report, dir };
+    const ctx: BenchContext = {
+      cfg,
+      server,
+      client: new Client({ connection, namespace: cfg.namespace }),
+      bundles,
+      report,
+      dir,
+    };
     for (const section of cfg.sections) {
       progress(`section ${section}`);
       const t0 = Date.now();

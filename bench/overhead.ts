@@ -6,7 +6,15 @@ import { consumeUpdate, decideUpdate } from '../src/workflows/definitions';
 import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
 import { progress, type BenchContext } from './context';
-import { AGENT_ID, REVIEWER_ID, approval, createBody, retryTransient, startGate, type RetryCounter } from './gate-requests';
+import {
+  AGENT_ID,
+  REVIEWER_ID,
+  approval,
+  createBody,
+  retryTransient,
+  startGate,
+  type RetryCounter,
+} from './gate-requests';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent } from './stats';
 import { startBaselineWorker, startGateWorker } from './workers';
@@ -29,7 +37,11 @@ interface RunResult {
 }
 
 function drivers(client: Client, queues: Record<Kind, string>, retries: RetryCounter): Record<Kind, Driver> {
-  const timed = async (start: () => Promise<WorkflowHandle>, approve: (h: WorkflowHandle) => Promise<unknown>, consume: (h: WorkflowHandle) => Promise<unknown>) => {
+  const timed = async (
+    start: () => Promise<WorkflowHandle>,
+    approve: (h: WorkflowHandle) => Promise<unknown>,
+    consume: (h: WorkflowHandle) => Promise<unknown>,
+  ) => {
     const t0 = now();
     const handle = await start();
     const t1 = now();
@@ -42,7 +54,12 @@ function drivers(client: Client, queues: Record<Kind, string>, retries: RetryCou
   return {
     bare: (tag, i) =>
       timed(
-        () => client.workflow.start(bareLifecycleWorkflow, { workflowId: `bare_${tag}_${i}`, taskQueue: queues.bare, args: [{ body: createBody(tag, i) }] }),
+        () =>
+          client.workflow.start(bareLifecycleWorkflow, {
+            workflowId: `bare_${tag}_${i}`,
+            taskQueue: queues.bare,
+            args: [{ body: createBody(tag, i) }],
+          }),
         (h) => h.executeUpdate(bareApproveUpdate, { args: [{ reviewer_id: REVIEWER_ID }] }),
         (h) => h.executeUpdate(bareConsumeUpdate, { args: [{ consumer_id: AGENT_ID }] }),
       ),
@@ -67,11 +84,20 @@ async function measure(drive: Driver, n: number, c: number, tag: string): Promis
     handles.push(r.handle);
   });
   await Promise.all(handles.map((h) => h.result()));
-  const p = (k: keyof Sample): number => percentile(samples.map((s) => s[k]), 50);
-  return { throughput: (n * 1000) / wall, p50: p('total'), steps: { create: p('create'), approve: p('approve'), consume: p('consume') } };
+  const p = (k: keyof Sample): number =>
+    percentile(
+      samples.map((s) => s[k]),
+      50,
+    );
+  return {
+    throughput: (n * 1000) / wall,
+    p50: p('total'),
+    steps: { create: p('create'), approve: p('approve'), consume: p('consume') },
+  };
 }
 
-const steps = (s: RunResult['steps']): string => `create ${fmt(s.create, 'ms')} approve ${fmt(s.approve, 'ms')} consume ${fmt(s.consume, 'ms')}`;
+const steps = (s: RunResult['steps']): string =>
+  `create ${fmt(s.create, 'ms')} approve ${fmt(s.approve, 'ms')} consume ${fmt(s.consume, 'ms')}`;
 
 export async function overheadSection(ctx: BenchContext): Promise<void> {
   const { cfg, report } = ctx;
@@ -82,23 +108,48 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const retries: RetryCounter = { retries: 0 };
     const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, retries);
     for (const c of [1, cfg.concurrency]) {
-      for (const kind of ['bare', 'gate'] as const) await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`);
+      for (const kind of ['bare', 'gate'] as const)
+        await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`);
       const runs: Record<Kind, RunResult[]> = { bare: [], gate: [] };
       for (let r = 0; r < cfg.rounds; r++) {
         for (const kind of ['bare', 'gate'] as const) {
           const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`);
           runs[kind].push(res);
-          progress(`overhead c${c} round ${r + 1}/${cfg.rounds} ${kind}: ${fmt(res.throughput, '/s')}, lifecycle p50 ${fmt(res.p50, 'ms')} (${steps(res.steps)})`);
+          progress(
+            `overhead c${c} round ${r + 1}/${cfg.rounds} ${kind}: ${fmt(res.throughput, '/s')}, lifecycle p50 ${fmt(res.p50, 'ms')} (${steps(res.steps)})`,
+          );
         }
       }
       const med = (kind: Kind, f: (x: RunResult) => number): number => median(runs[kind].map(f));
-      const stepMed = (kind: Kind): RunResult['steps'] => ({ create: med(kind, (x) => x.steps.create), approve: med(kind, (x) => x.steps.approve), consume: med(kind, (x) => x.steps.consume) });
+      const stepMed = (kind: Kind): RunResult['steps'] => ({
+        create: med(kind, (x) => x.steps.create),
+        approve: med(kind, (x) => x.steps.approve),
+        consume: med(kind, (x) => x.steps.consume),
+      });
       const isC1 = c === 1;
-      report.ratio(`overhead.external.throughput_c${c}`, med('gate', (x) => x.throughput), med('bare', (x) => x.throughput), '/s', isC1 ? undefined : { op: '>=', value: 0.8 });
-      report.ratio(`overhead.external.lifecycle_p50_c${c}`, med('gate', (x) => x.p50), med('bare', (x) => x.p50), 'ms', { op: '<=', value: 1.2 });
-      report.info(`overhead.external.steps_p50_c${c}`, `gate ${steps(stepMed('gate'))}  bare ${steps(stepMed('bare'))}`);
+      report.ratio(
+        `overhead.external.throughput_c${c}`,
+        med('gate', (x) => x.throughput),
+        med('bare', (x) => x.throughput),
+        '/s',
+        isC1 ? undefined : { op: '>=', value: 0.8 },
+      );
+      report.ratio(
+        `overhead.external.lifecycle_p50_c${c}`,
+        med('gate', (x) => x.p50),
+        med('bare', (x) => x.p50),
+        'ms',
+        { op: '<=', value: 1.2 },
+      );
+      report.info(
+        `overhead.external.steps_p50_c${c}`,
+        `gate ${steps(stepMed('gate'))}  bare ${steps(stepMed('bare'))}`,
+      );
     }
-    report.info('overhead.external.transient_retries', `${retries.retries} (updates the server turned away for load, retried as GateClient does)`);
+    report.info(
+      'overhead.external.transient_retries',
+      `${retries.retries} (updates the server turned away for load, retried as GateClient does)`,
+    );
   } finally {
     await closers.close();
   }

@@ -17,7 +17,15 @@ export interface GateRef {
 const FILL_TTL_SECONDS = 86_400;
 
 /** Starts `n` gates at concurrency `c` (workflow.start with startOptions); in creation order. Progress every 10% when given `rss`. */
-export async function fill(client: Client, queue: string, tag: string, n: number, c: number, check: () => void, rss?: { worker: RssSampler; server?: RssSampler }): Promise<{ gates: GateRef[]; ms: number }> {
+export async function fill(
+  client: Client,
+  queue: string,
+  tag: string,
+  n: number,
+  c: number,
+  check: () => void,
+  rss?: { worker: RssSampler; server?: RssSampler },
+): Promise<{ gates: GateRef[]; ms: number }> {
   const gates: GateRef[] = [];
   const step = Math.max(1, Math.ceil(n / 10));
   const t0 = now();
@@ -29,7 +37,9 @@ export async function fill(client: Client, queue: string, tag: string, n: number
     if (rss && (gates.length % step === 0 || gates.length === n)) {
       const secs = (now() - t0) / 1000;
       const server = rss.server ? `, server RSS ${fmt(rss.server.last, 'MiB')}` : '';
-      progress(`pending fill ${gates.length}/${n} (${Math.round((100 * gates.length) / n)}%) in ${secs.toFixed(0)} s, ${(gates.length / secs).toFixed(0)}/s, worker RSS ${fmt(rss.worker.last, 'MiB')}${server}`);
+      progress(
+        `pending fill ${gates.length}/${n} (${Math.round((100 * gates.length) / n)}%) in ${secs.toFixed(0)} s, ${(gates.length / secs).toFixed(0)}/s, worker RSS ${fmt(rss.worker.last, 'MiB')}${server}`,
+      );
     }
   });
   return { gates, ms };
@@ -45,7 +55,12 @@ export interface Decisions {
  * failed decision is kept, not thrown. `check` throws when the worker or server is gone,
  * so a dead process ends the section instead of 30 s update timeouts per gate.
  */
-export async function approveEach(gates: GateClient, refs: GateRef[], check: () => void, into: Decisions = { latencies: [], failures: [] }): Promise<Decisions> {
+export async function approveEach(
+  gates: GateClient,
+  refs: GateRef[],
+  check: () => void,
+  into: Decisions = { latencies: [], failures: [] },
+): Promise<Decisions> {
   for (const g of refs) {
     check();
     const t0 = now();
@@ -54,7 +69,9 @@ export async function approveEach(gates: GateClient, refs: GateRef[], check: () 
       if (r.status !== 'approved') throw new Error(`status ${r.status} after the approval`);
       into.latencies.push(now() - t0);
     } catch (err) {
-      into.failures.push(`${g.id}: ${err instanceof Error ? err.message : String(err)} after ${(now() - t0).toFixed(0)} ms`);
+      into.failures.push(
+        `${g.id}: ${err instanceof Error ? err.message : String(err)} after ${(now() - t0).toFixed(0)} ms`,
+      );
     }
   }
   return into;

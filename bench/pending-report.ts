@@ -32,18 +32,78 @@ function listExtra(t: ListTiming): string {
 export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult): void {
   const n = cfg.pending;
   const evicted = n > r.cacheSize + 2 * cfg.decisions;
-  report.info('pending.setup', `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "oldest" gates may still be cached'}`);
-  report.value('pending.fill_throughput', (n * 1000) / r.fillMs, '/s', undefined, `${n} gates started in ${(r.fillMs / 1000).toFixed(1)} s at concurrency ${cfg.fillC}`);
-  report.value('pending.worker_throughput', (n * 1000) / (r.fillMs + r.settledMs), '/s', undefined, `every gate's first task done ${(r.settledMs / 1000).toFixed(1)} s after the last start`);
-  report.value('pending.worker_rss_peak', r.workerRss.peak, 'MiB', { op: '<', value: 1024 }, `(after the fill ${r.rssAfterFill.toFixed(0)} MiB, at the end ${r.workerRss.last.toFixed(0)} MiB)`);
-  if (r.serverRss) report.value('pending.server_rss', r.serverRss.last, 'MiB', undefined, `peak ${r.serverRss.peak.toFixed(0)} MiB (the dev server started by the bench)`);
+  report.info(
+    'pending.setup',
+    `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "oldest" gates may still be cached'}`,
+  );
+  report.value(
+    'pending.fill_throughput',
+    (n * 1000) / r.fillMs,
+    '/s',
+    undefined,
+    `${n} gates started in ${(r.fillMs / 1000).toFixed(1)} s at concurrency ${cfg.fillC}`,
+  );
+  report.value(
+    'pending.worker_throughput',
+    (n * 1000) / (r.fillMs + r.settledMs),
+    '/s',
+    undefined,
+    `every gate's first task done ${(r.settledMs / 1000).toFixed(1)} s after the last start`,
+  );
+  report.value(
+    'pending.worker_rss_peak',
+    r.workerRss.peak,
+    'MiB',
+    { op: '<', value: 1024 },
+    `(after the fill ${r.rssAfterFill.toFixed(0)} MiB, at the end ${r.workerRss.last.toFixed(0)} MiB)`,
+  );
+  if (r.serverRss)
+    report.value(
+      'pending.server_rss',
+      r.serverRss.last,
+      'MiB',
+      undefined,
+      `peak ${r.serverRss.peak.toFixed(0)} MiB (the dev server started by the bench)`,
+    );
   else report.info('pending.server_rss', 'n/a (TEMPORAL_ADDRESS: not a process of this bench)');
   const failures = [...r.idle.failures, ...r.cached.failures, ...r.uncached.failures];
   const a = r.attempted;
-  report.value('pending.decision_failures', failures.length, '', { op: '==', value: 0 }, `of ${a.idle + a.newest + a.oldest} approvals by update (idle ${a.idle}, newest ${a.newest}, oldest ${a.oldest})${failures.length ? `; first: ${failures[0]}` : ''}`);
+  report.value(
+    'pending.decision_failures',
+    failures.length,
+    '',
+    { op: '==', value: 0 },
+    `of ${a.idle + a.newest + a.oldest} approvals by update (idle ${a.idle}, newest ${a.newest}, oldest ${a.oldest})${failures.length ? `; first: ${failures[0]}` : ''}`,
+  );
   report.value('pending.decision_idle_p50', p50(r.idle.latencies), 'ms', undefined, `${a.idle} gates, before the fill`);
-  report.ratio('pending.decision_uncached_p50', p50(r.uncached.latencies), p50(r.cached.latencies), 'ms', { op: '<=', value: 1.5 }, ['oldest', 'newest']);
-  report.ratio('pending.decision_full_p50', p50([...r.cached.latencies, ...r.uncached.latencies]), p50(r.idle.latencies), 'ms', { op: '<=', value: 2 }, ['full', 'idle']);
-  report.value('pending.list_limit50_p95', r.list50.errors ? NaN : r.list50.p95, 'ms', { op: '<', value: 200 }, listExtra(r.list50));
-  report.value('pending.list_limit500_p95', r.list500.errors ? NaN : r.list500.p95, 'ms', { op: '<', value: 1000 }, listExtra(r.list500));
+  report.ratio(
+    'pending.decision_uncached_p50',
+    p50(r.uncached.latencies),
+    p50(r.cached.latencies),
+    'ms',
+    { op: '<=', value: 1.5 },
+    ['oldest', 'newest'],
+  );
+  report.ratio(
+    'pending.decision_full_p50',
+    p50([...r.cached.latencies, ...r.uncached.latencies]),
+    p50(r.idle.latencies),
+    'ms',
+    { op: '<=', value: 2 },
+    ['full', 'idle'],
+  );
+  report.value(
+    'pending.list_limit50_p95',
+    r.list50.errors ? NaN : r.list50.p95,
+    'ms',
+    { op: '<', value: 200 },
+    listExtra(r.list50),
+  );
+  report.value(
+    'pending.list_limit500_p95',
+    r.list500.errors ? NaN : r.list500.p95,
+    'ms',
+    { op: '<', value: 1000 },
+    listExtra(r.list500),
+  );
 }

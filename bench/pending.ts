@@ -43,7 +43,13 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
   };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
-    waitUntilSettled(client, cfg.namespace, queue, probe.slice(-20).map((g) => g.id), { timeoutMs: Math.max(300_000, count * 100), onProgress: progress, check });
+    waitUntilSettled(
+      client,
+      cfg.namespace,
+      queue,
+      probe.slice(-20).map((g) => g.id),
+      { timeoutMs: Math.max(300_000, count * 100), onProgress: progress, check },
+    );
   try {
     api = await startBenchApi(env);
     // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:
@@ -58,7 +64,10 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
-    const filled = await fill(client, queue, 'fill', cfg.pending, cfg.fillC, check, { worker: workerRss, server: serverRss });
+    const filled = await fill(client, queue, 'fill', cfg.pending, cfg.fillC, check, {
+      worker: workerRss,
+      server: serverRss,
+    });
     progress('pending: waiting for the worker to catch up');
     const caughtUp = now();
     await settle(filled.gates, cfg.pending);
@@ -84,13 +93,27 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     workerRss.stop();
     serverRss?.stop();
     reportPending(report, cfg, {
-      cacheSize, workerPid: worker.pid, workerRss, serverRss, rssAfterFill, fillMs: filled.ms, settledMs,
-      idle, cached, uncached, attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length }, list50, list500,
+      cacheSize,
+      workerPid: worker.pid,
+      workerRss,
+      serverRss,
+      rssAfterFill,
+      fillMs: filled.ms,
+      settledMs,
+      idle,
+      cached,
+      uncached,
+      attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
+      list50,
+      list500,
     });
   } finally {
     workerRss.stop();
     serverRss?.stop();
-    if (ctx.server.external) await terminateLeftovers(ctx, queue).catch((err) => progress(`pending: cleanup on ${queue} failed: ${String(err)}`));
+    if (ctx.server.external)
+      await terminateLeftovers(ctx, queue).catch((err) =>
+        progress(`pending: cleanup on ${queue} failed: ${String(err)}`),
+      );
     await api?.close().catch(() => undefined);
     await worker.stop();
   }

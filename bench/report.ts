@@ -56,15 +56,32 @@ export class Report {
    * `a` against the baseline `b` measured in the same run; the target applies to a / b.
    * Labels default to gate / bare.
    */
-  ratio(name: string, a: number, b: number, unit: Unit, target?: Target, labels: [string, string] = ['gate', 'bare']): Verdict {
+  ratio(
+    name: string,
+    a: number,
+    b: number,
+    unit: Unit,
+    target?: Target,
+    labels: [string, string] = ['gate', 'bare'],
+  ): Verdict {
     const r = a / b;
     const ratioText = Number.isFinite(r) ? r.toFixed(2) : 'n/a';
-    return this.emit(name, `${labels[0]} ${fmt(a, unit)}  ${labels[1]} ${fmt(b, unit)}  ratio ${ratioText}`, r, target, target ? target.value.toFixed(2) : '');
+    return this.emit(
+      name,
+      `${labels[0]} ${fmt(a, unit)}  ${labels[1]} ${fmt(b, unit)}  ratio ${ratioText}`,
+      r,
+      target,
+      target ? target.value.toFixed(2) : '',
+    );
   }
 
   /** An absolute figure; the target applies to `v` itself. */
   value(name: string, v: number, unit: Unit, target?: Target, extra = ''): Verdict {
-    const targetText = !target ? '' : Number.isInteger(target.value) ? `${target.value}${unit && unit !== '/s' ? ` ${unit}` : unit}` : fmt(target.value, unit);
+    const targetText = !target
+      ? ''
+      : Number.isInteger(target.value)
+        ? `${target.value}${unit && unit !== '/s' ? ` ${unit}` : unit}`
+        : fmt(target.value, unit);
     return this.emit(name, `${fmt(v, unit)}${extra ? `  ${extra}` : ''}`, v, target, targetText);
   }
 
@@ -84,7 +101,9 @@ export class Report {
   summary(): number {
     const { PASS, FAIL, info } = this.counts;
     this.out('');
-    this.out(`summary: ${PASS} PASS, ${FAIL} FAIL, ${info} info${this.errors.length ? `, ${this.errors.length} ERROR (${this.errors.join(', ')})` : ''}`);
+    this.out(
+      `summary: ${PASS} PASS, ${FAIL} FAIL, ${info} info${this.errors.length ? `, ${this.errors.length} ERROR (${this.errors.join(', ')})` : ''}`,
+    );
     return this.errors.length > 0 ? 2 : FAIL > 0 ? 1 : 0;
   }
 

@@ -37,7 +37,13 @@ export interface SettleOptions {
   check?: () => void;
 }
 
-export async function waitUntilSettled(client: Client, namespace: string, queue: string, probeIds: string[], { timeoutMs, onProgress, check }: SettleOptions): Promise<void> {
+export async function waitUntilSettled(
+  client: Client,
+  namespace: string,
+  queue: string,
+  probeIds: string[],
+  { timeoutMs, onProgress, check }: SettleOptions,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const t0 = Date.now();
   let quiet = 0;
@@ -45,9 +51,12 @@ export async function waitUntilSettled(client: Client, namespace: string, queue:
   while (quiet < 2) {
     check?.();
     const b = await backlog(client, namespace, queue);
-    const pending = (await Promise.all(probeIds.map((id) => hasPendingTask(client, namespace, id)))).filter(Boolean).length;
+    const pending = (await Promise.all(probeIds.map((id) => hasPendingTask(client, namespace, id)))).filter(
+      Boolean,
+    ).length;
     const state = `backlog ${b ?? 'not reported'}, ${pending}/${probeIds.length} of the newest gates with a workflow task outstanding`;
-    if (Date.now() > deadline) throw new Error(`the worker on ${queue} did not catch up within ${timeoutMs} ms (${state})`);
+    if (Date.now() > deadline)
+      throw new Error(`the worker on ${queue} did not catch up within ${timeoutMs} ms (${state})`);
     if (Date.now() - said >= 15_000) {
       said = Date.now();
       onProgress?.(`waiting ${((said - t0) / 1000).toFixed(0)} s for the worker: ${state}`);

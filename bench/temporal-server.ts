@@ -41,11 +41,23 @@ function cliVersion(cli: string): string {
 export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchServer> {
   if (cfg.temporalAddress) {
     await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
-    return { address: cfg.temporalAddress, description: `TEMPORAL_ADDRESS=${cfg.temporalAddress} (namespace ${cfg.namespace})`, external: true, check: () => undefined, stop: async () => undefined };
+    return {
+      address: cfg.temporalAddress,
+      description: `TEMPORAL_ADDRESS=${cfg.temporalAddress} (namespace ${cfg.namespace})`,
+      external: true,
+      check: () => undefined,
+      stop: async () => undefined,
+    };
   }
   const dbFile = cfg.devDb === 'file' ? path.join(dir, 'temporal.db') : undefined;
   const version = cliVersion(ensureTemporalCli());
-  const server = await startDevServer({ port: await freePort(), headless: true, dbFile, namespace: cfg.namespace, logFile: path.join(dir, 'temporal.log') });
+  const server = await startDevServer({
+    port: await freePort(),
+    headless: true,
+    dbFile,
+    namespace: cfg.namespace,
+    logFile: path.join(dir, 'temporal.log'),
+  });
   track(server.process);
   await ensureSearchAttributes(server.address, cfg.namespace); // start-dev registers them too; idempotent
   return {
@@ -55,7 +67,10 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
     external: false,
     check() {
       const p = server.process;
-      if (p.exitCode !== null || p.signalCode !== null) throw new Error(`the Temporal dev server (pid ${p.pid}) exited (code ${p.exitCode}, signal ${p.signalCode}); see ${path.join(dir, 'temporal.log')}`);
+      if (p.exitCode !== null || p.signalCode !== null)
+        throw new Error(
+          `the Temporal dev server (pid ${p.pid}) exited (code ${p.exitCode}, signal ${p.signalCode}); see ${path.join(dir, 'temporal.log')}`,
+        );
     },
     stop: () => stopChild(server.process),
   };

@@ -23,7 +23,9 @@ import { running, type RunningWorker, type StartTimes } from './workers';
  * `createActivities`), except that `executeTool` first records its start time by
  * idempotency key (= request id). createGateWorker takes no activity overrides, hence this copy.
  */
-export async function startToolGateWorker(ctx: BenchContext): Promise<RunningWorker & { toolStarts: StartTimes; domains: DomainRegistry }> {
+export async function startToolGateWorker(
+  ctx: BenchContext,
+): Promise<RunningWorker & { toolStarts: StartTimes; domains: DomainRegistry }> {
   const queue = taskQueue('tool');
   const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
   const { activities, domains } = await createActivities({ db });
@@ -54,7 +56,10 @@ export async function startToolGateWorker(ctx: BenchContext): Promise<RunningWor
  * GateInput the agent loop would build for its `submit_trip_request` plan
  * (src/workflows/tool-call.ts `gate()`).
  */
-export async function preparedToolGate(domains: DomainRegistry, i: number): Promise<{ requestId: string; input: GateInput }> {
+export async function preparedToolGate(
+  domains: DomainRegistry,
+  i: number,
+): Promise<{ requestId: string; input: GateInput }> {
   const trip = domains.get('trip');
   const session = `run_bench_${randomUUID().slice(0, 12)}`;
   const allowed = async (tool: string, args: Record<string, unknown>): Promise<void> => {
@@ -65,7 +70,8 @@ export async function preparedToolGate(domains: DomainRegistry, i: number): Prom
   await allowed('draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 + i });
   await allowed('validate_trip_request', {});
   const plan = await trip.plan(session, 'submit_trip_request', {});
-  if (plan.policy !== 'require_approval') throw new Error(`trip plan for submit: expected require_approval, got ${JSON.stringify(plan)}`);
+  if (plan.policy !== 'require_approval')
+    throw new Error(`trip plan for submit: expected require_approval, got ${JSON.stringify(plan)}`);
   const callId = 'call_submit';
   const requestId = `${session}-${callId}`;
   const payload: EvidencePayload = {

@@ -32,7 +32,11 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
     const bare = async (tag: string): Promise<number> => {
       const id = `bare_tool_${tag}_${randomUUID().slice(0, 8)}`;
-      const h = await client.workflow.start(bareToolWorkflow, { workflowId: id, taskQueue: bareWorker.taskQueue, args: [id] });
+      const h = await client.workflow.start(bareToolWorkflow, {
+        workflowId: id,
+        taskQueue: bareWorker.taskQueue,
+        args: [id],
+      });
       await h.query(bareStatusQuery); // answered once the first workflow task ran
       await sleep(SETTLE_MS);
       const t0 = now();
@@ -42,14 +46,21 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     };
     const gate = async (i: number): Promise<number> => {
       const { requestId, input } = await preparedToolGate(gateWorker.domains, i);
-      const h = await client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, gateWorker.taskQueue, randomUUID()));
+      const h = await client.workflow.start<typeof approvalGateWorkflow>(
+        GATE_WORKFLOW_TYPE,
+        startOptions(requestId, input, gateWorker.taskQueue, randomUUID()),
+      );
       await h.query(getGateQuery);
       await sleep(SETTLE_MS);
       const t0 = now();
-      await retryTransient(() => h.executeUpdate(decideUpdate, { args: [approval({ id: requestId, payloadSha256: input.payload_sha256 })] }));
+      await retryTransient(() =>
+        h.executeUpdate(decideUpdate, { args: [approval({ id: requestId, payloadSha256: input.payload_sha256 })] }),
+      );
       const final = await h.result();
       if (final.status !== 'consumed' || final.execution?.outcome !== 'success') {
-        throw new Error(`tool gate ${requestId} ended ${final.status} (${final.status_reason ?? final.execution?.error ?? 'no reason'}); the snapshot re-check or the tool failed`);
+        throw new Error(
+          `tool gate ${requestId} ended ${final.status} (${final.status_reason ?? final.execution?.error ?? 'no reason'}); the snapshot re-check or the tool failed`,
+        );
       }
       return started(gateWorker.toolStarts, requestId, t0);
     };
@@ -64,9 +75,15 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       if ((i + 1) % 10 === 0) progress(`tool ${i + 1}/${cfg.toolN} samples each`);
     }
     const p = (xs: number[], q: number): number => percentile(xs, q);
-    report.ratio('tool.decision_to_tool_start_p50', p(samples.gate, 50), p(samples.bare, 50), 'ms', { op: '<=', value: 1.3 });
+    report.ratio('tool.decision_to_tool_start_p50', p(samples.gate, 50), p(samples.bare, 50), 'ms', {
+      op: '<=',
+      value: 1.3,
+    });
     report.ratio('tool.decision_to_tool_start_p95', p(samples.gate, 95), p(samples.bare, 95), 'ms');
-    report.info('tool.samples', `${cfg.toolN} per kind; gate: approve by update, snapshot re-check (trip store), executeTool; bare: signal, activity`);
+    report.info(
+      'tool.samples',
+      `${cfg.toolN} per kind; gate: approve by update, snapshot re-check (trip store), executeTool; bare: signal, activity`,
+    );
   } finally {
     await closers.close();
   }

@@ -35,7 +35,10 @@ export async function spawnWorkerProcess(env: NodeJS.ProcessEnv, readyTimeoutMs 
   let done = false;
   child.once('exit', () => (done = true));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gate worker did not poll within ${readyTimeoutMs} ms:\n${out}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`gate worker did not poll within ${readyTimeoutMs} ms:\n${out}`)),
+      readyTimeoutMs,
+    );
     child.stderr!.on('data', (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);
       if (out.includes(READY_LINE)) {

@@ -29,7 +29,10 @@ export function running(worker: Worker, queue: string, close: () => Promise<void
  * and bundle options, audit into a SQLite file of its own, no webhooks. Loads the run's
  * prebuilt bundle (createGateWorker reads GATE_WORKFLOW_BUNDLE from process.env; main sets it).
  */
-export async function startGateWorker(ctx: BenchContext, part: string): Promise<RunningWorker & { env: NodeJS.ProcessEnv }> {
+export async function startGateWorker(
+  ctx: BenchContext,
+  part: string,
+): Promise<RunningWorker & { env: NodeJS.ProcessEnv }> {
   const queue = taskQueue(part);
   const env = gateEnv(ctx, dataDir(ctx, part), queue);
   const w = await createGateWorker(loadConfig(env));
@@ -48,7 +51,10 @@ export async function startGateWorker(ctx: BenchContext, part: string): Promise<
 export type StartTimes = Map<string, number>;
 
 /** The baseline worker: the bare workflows on a queue of their own; `bareTool` records its start. */
-export async function startBaselineWorker(ctx: BenchContext, part: string): Promise<RunningWorker & { toolStarts: StartTimes }> {
+export async function startBaselineWorker(
+  ctx: BenchContext,
+  part: string,
+): Promise<RunningWorker & { toolStarts: StartTimes }> {
   const queue = taskQueue(`bare-${part}`);
   const toolStarts: StartTimes = new Map();
   const activities: BareActivities = {

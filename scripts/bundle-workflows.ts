@@ -6,7 +6,10 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundlerOptions } from '../src/bundle-options';
 
 async function main(): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), ...workflowBundlerOptions() });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../src/workflows'),
+    ...workflowBundlerOptions(),
+  });
   const out = path.resolve(__dirname, '..', 'dist', 'src', 'workflow-bundle.js');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);

@@ -53,7 +53,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     temporalUiPort: int('GATE_TEMPORAL_UI_PORT', 8233, env),
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.GATE_TASK_QUEUE || 'approval-gate',
-    webhookUrls: (env.GATE_WEBHOOK_URLS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    webhookUrls: (env.GATE_WEBHOOK_URLS || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),

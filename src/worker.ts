@@ -66,14 +66,19 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
-    console.error(`worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`),
+    console.error(
+      `worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`,
+    ),
   );
   const w = await createGateWorker(cfg);
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
-  if (opts.json) console.log(JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }));
+  if (opts.json)
+    console.log(
+      JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }),
+    );
   await w.run();
 }
 

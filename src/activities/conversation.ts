@@ -33,9 +33,12 @@ export function createConversationActivities(store: ConversationStore): Conversa
       const raw: unknown = JSON.parse(row.messages);
       // The digest is over the messages as saved (zod would strip fields a provider added), the schema check after it.
       if (digest(raw) !== ref.sha256 || !Array.isArray(raw) || raw.length !== ref.count) {
-        throw broken(`the saved conversation of run ${ref.run_id}, execution ${ref.execution} differs from the one the run handed over`);
+        throw broken(
+          `the saved conversation of run ${ref.run_id}, execution ${ref.execution} differs from the one the run handed over`,
+        );
       }
-      if (!Conversation.safeParse(raw).success) throw broken(`the saved conversation of run ${ref.run_id}, execution ${ref.execution} is not a conversation`);
+      if (!Conversation.safeParse(raw).success)
+        throw broken(`the saved conversation of run ${ref.run_id}, execution ${ref.execution} is not a conversation`);
       return raw as Message[];
     },
   };

@@ -26,8 +26,10 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
-    recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) => deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
-    reviseToolCall: ({ domain, session_id, tool, input, patch }) => deps.domains.get(domain).revise(session_id, tool, input, patch),
+    recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) =>
+      deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
+    reviseToolCall: ({ domain, session_id, tool, input, patch }) =>
+      deps.domains.get(domain).revise(session_id, tool, input, patch),
     async executeTool({ domain, session_id, tool, input, idempotency_key }) {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and
       // retry elsewhere; the retry is safe because the tool is idempotent by key.

@@ -17,7 +17,11 @@ export interface ActivityOptions {
 }
 
 /** Migrates the stores on `db` and returns every activity the worker registers, plus the pieces tests inspect. */
-export async function createActivities(o: ActivityOptions): Promise<{ activities: Record<string, (...args: never[]) => Promise<unknown>>; audit: AuditStore; domains: DomainRegistry }> {
+export async function createActivities(o: ActivityOptions): Promise<{
+  activities: Record<string, (...args: never[]) => Promise<unknown>>;
+  audit: AuditStore;
+  domains: DomainRegistry;
+}> {
   const audit = new AuditStore(o.db);
   await audit.migrate();
   await migrateTripStore(o.db);

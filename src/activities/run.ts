@@ -16,22 +16,41 @@ export interface RunActivityDeps {
  * call adds the system prompt (a provider concern) so the recorded conversation stays
  * the user's; ModelError and ModelExhausted become non-retryable failures.
  */
-export function createRunActivities(deps: RunActivityDeps): Omit<RunActivities, 'executeTool' | 'recordAuditEvent' | 'saveConversation' | 'loadConversation'> {
+export function createRunActivities(
+  deps: RunActivityDeps,
+): Omit<RunActivities, 'executeTool' | 'recordAuditEvent' | 'saveConversation' | 'loadConversation'> {
   return {
     async callModel({ model, messages, tools }) {
       const goal = messages.find((m) => m.role === 'user')?.content ?? '';
-      const withPrompt = messages[0]?.role === 'system' ? messages : [{ role: 'system' as const, content: systemPrompt(goal, tools.map((t) => t.name)) }, ...messages];
+      const withPrompt =
+        messages[0]?.role === 'system'
+          ? messages
+          : [
+              {
+                role: 'system' as const,
+                content: systemPrompt(
+                  goal,
+                  tools.map((t) => t.name),
+                ),
+              },
+              ...messages,
+            ];
       try {
-        return await deps.createModel(model).next({ messages: model.kind === 'scripted' ? messages : withPrompt, tools });
+        return await deps
+          .createModel(model)
+          .next({ messages: model.kind === 'scripted' ? messages : withPrompt, tools });
       } catch (err) {
-        if (err instanceof ModelError) throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+        if (err instanceof ModelError)
+          throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
         throw err;
       }
     },
     async listPermittedTools({ domain, session_id }) {
       const adapter = deps.domains.get(domain);
       const permitted = new Set(await adapter.permittedTools(session_id));
-      return adapter.tools.filter((t) => permitted.has(t.name)).map((t) => toolSpecFromZod(t.name, t.description, t.args));
+      return adapter.tools
+        .filter((t) => permitted.has(t.name))
+        .map((t) => toolSpecFromZod(t.name, t.description, t.args));
     },
     async planToolCall({ domain, session_id, tool, args }) {
       const adapter = deps.domains.get(domain);
@@ -39,7 +58,11 @@ export function createRunActivities(deps: RunActivityDeps): Omit<RunActivities, 
       const def = adapter.tools.find((t) => t.name === tool);
       if (!def) return { policy: 'unknown_tool', known: adapter.tools.map((t) => t.name) };
       const parsed = def.args.safeParse(args);
-      if (!parsed.success) return { policy: 'invalid_args', issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+      if (!parsed.success)
+        return {
+          policy: 'invalid_args',
+          issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        };
       return adapter.plan(session_id, tool, parsed.data);
     },
   };

@@ -48,8 +48,15 @@ function shown(url: string): string {
 function configProblem(urls: string[], secret: string | undefined): { problem?: string; signer?: Webhook } {
   if (urls.length === 0) return {};
   const bad = urls.filter((u) => !URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol));
-  if (bad.length > 0) return { problem: `GATE_WEBHOOK_URLS has ${bad.length} entr${bad.length === 1 ? 'y' : 'ies'} that are not http(s) URLs` };
-  if (!secret) return { problem: 'GATE_WEBHOOK_URLS is set but GATE_WEBHOOK_SECRET is not: set a whsec_ secret (receivers verify with it) or unset the URLs' };
+  if (bad.length > 0)
+    return {
+      problem: `GATE_WEBHOOK_URLS has ${bad.length} entr${bad.length === 1 ? 'y' : 'ies'} that are not http(s) URLs`,
+    };
+  if (!secret)
+    return {
+      problem:
+        'GATE_WEBHOOK_URLS is set but GATE_WEBHOOK_SECRET is not: set a whsec_ secret (receivers verify with it) or unset the URLs',
+    };
   try {
     return { signer: webhookSigner(secret) };
   } catch (err) {
@@ -112,7 +119,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      */
     async deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult> {
       if (urls.length === 0) return { delivered: [] };
-      if (problem || !signer) throw ApplicationFailure.nonRetryable(problem ?? 'no webhook signer', WebhookFailureType.Misconfigured);
+      if (problem || !signer)
+        throw ApplicationFailure.nonRetryable(problem ?? 'no webhook signer', WebhookFailureType.Misconfigured);
       const ctx = Context.current();
       const log = deps.logger ?? { info: (o, m) => ctx.log.info(m, o), warn: (o, m) => ctx.log.warn(m, o) };
       const done = carriedOver(ctx.info.heartbeatDetails, urls);
@@ -120,15 +128,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const failures: { url: string; reason: string }[] = [];
 
       await Promise.all(
-        urls.filter((u) => !done.has(u)).map(async (url) => {
-          const reason = await post(url, signed, ctx.cancellationSignal);
-          if (reason) {
-            failures.push({ url: shown(url), reason });
-            return;
-          }
-          done.add(url);
-          ctx.heartbeat({ delivered: urls.filter((u) => done.has(u)) } satisfies WebhookProgress); // durable progress
-        }),
+        urls
+          .filter((u) => !done.has(u))
+          .map(async (url) => {
+            const reason = await post(url, signed, ctx.cancellationSignal);
+            if (reason) {
+              failures.push({ url: shown(url), reason });
+              return;
+            }
+            done.add(url);
+            ctx.heartbeat({ delivered: urls.filter((u) => done.has(u)) } satisfies WebhookProgress); // durable progress
+          }),
       );
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
       const meta = { message_id: input.message_id, event_type: input.event_type, attempt: ctx.info.attempt };

@@ -26,7 +26,8 @@ function dropEmpty(q: unknown): Record<string, unknown> {
 }
 
 function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (Array.isArray(header)) throw new GateError(422, 'invalid_request', 'send one Idempotency-Key header, not several');
+  if (Array.isArray(header))
+    throw new GateError(422, 'invalid_request', 'send one Idempotency-Key header, not several');
   return header;
 }
 
@@ -50,7 +51,12 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
   app.get('/v1/approvals', { onRequest: anyKey }, async (req) => {
     const q = ListQuery.safeParse(dropEmpty(req.query));
     if (!q.success) throw invalidInput('query', q.error);
-    const approvals = await gate.list({ status: q.data.status, target: q.data.target, agentId: q.data.agent_id, limit: q.data.limit });
+    const approvals = await gate.list({
+      status: q.data.status,
+      target: q.data.target,
+      agentId: q.data.agent_id,
+      limit: q.data.limit,
+    });
     return { approvals };
   });
 
@@ -60,16 +66,27 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
     const body = DecisionBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('decision', body.error);
     const { decision_id, ...rest } = body.data;
-    return gate.decide(req.params.id, { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id });
+    return gate.decide(req.params.id, {
+      ...rest,
+      decision_id: decision_id ?? randomUUID(),
+      reviewer_id: principalOf(req).id,
+    });
   });
 
-  app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) => gate.consume(req.params.id, principalOf(req).id));
+  app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) =>
+    gate.consume(req.params.id, principalOf(req).id),
+  );
 
   app.post<WithId>('/v1/approvals/:id/cancel', { onRequest: agent }, async (req) => {
     const body = CancelBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('cancel', body.error);
     const state = await gate.cancel(req.params.id, principalOf(req).id, body.data.reason);
-    return { request_id: state.request_id, status: state.status, status_reason: state.status_reason, updated_at: state.updated_at };
+    return {
+      request_id: state.request_id,
+      status: state.status,
+      status_reason: state.status_reason,
+      updated_at: state.updated_at,
+    };
   });
 
   app.get<WithId>('/v1/approvals/:id/audit', { onRequest: anyKey }, async (req) => gate.audit(req.params.id));

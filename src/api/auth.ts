@@ -26,7 +26,11 @@ export function keyAuth(keys: KeyStore): RequireKey {
       const principal = await keys.authenticate(m[1]!);
       if (!principal) throw new GateError(401, 'unauthenticated', 'unknown API key');
       if (kind && principal.kind !== kind) {
-        throw new GateError(403, 'wrong_key_kind', `this endpoint needs a ${kind} key; "${principal.id}" authenticated with a ${principal.kind} key`);
+        throw new GateError(
+          403,
+          'wrong_key_kind',
+          `this endpoint needs a ${kind} key; "${principal.id}" authenticated with a ${principal.kind} key`,
+        );
       }
       req.principal = principal;
     };

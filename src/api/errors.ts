@@ -14,12 +14,22 @@ export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
  */
 export function toHttpError(err: unknown): GateError {
   if (err instanceof GateError) return err;
-  const e = (err ?? {}) as { status?: unknown; statusCode?: unknown; code?: unknown; message?: unknown; details?: unknown };
+  const e = (err ?? {}) as {
+    status?: unknown;
+    statusCode?: unknown;
+    code?: unknown;
+    message?: unknown;
+    details?: unknown;
+  };
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 600 && typeof e.code === 'string') {
     return new GateError(e.status, e.code, String(e.message ?? e.code), e.details);
   }
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new GateError(413, 'payload_too_large', `request body is over ${BODY_LIMIT_BYTES} bytes; evidence payloads are limited to ${MAX_PAYLOAD_BYTES} bytes`);
+    return new GateError(
+      413,
+      'payload_too_large',
+      `request body is over ${BODY_LIMIT_BYTES} bytes; evidence payloads are limited to ${MAX_PAYLOAD_BYTES} bytes`,
+    );
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new GateError(415, 'unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"');
@@ -28,7 +38,8 @@ export function toHttpError(err: unknown): GateError {
     const code = typeof e.code === 'string' ? snakeCase(e.code.replace(/^FST_ERR_/, '').toLowerCase()) : 'bad_request';
     return new GateError(e.statusCode, code, String(e.message ?? 'bad request'));
   }
-  if (err instanceof ServiceError) return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
+  if (err instanceof ServiceError)
+    return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
   return new GateError(500, 'internal', 'internal error; the server log has the details');
 }
 
@@ -42,12 +53,18 @@ export function installJsonParser(app: FastifyInstance): void {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text, (k, v: unknown) => {
-        if (k === '__proto__') throw new SyntaxError('a key named "__proto__" is not accepted');
-        return v;
-      }));
+      done(
+        null,
+        JSON.parse(text, (k, v: unknown) => {
+          if (k === '__proto__') throw new SyntaxError('a key named "__proto__" is not accepted');
+          return v;
+        }),
+      );
     } catch (err) {
-      done(new GateError(400, 'malformed_json', `request body is not valid JSON: ${(err as Error).message}`), undefined);
+      done(
+        new GateError(400, 'malformed_json', `request body is not valid JSON: ${(err as Error).message}`),
+        undefined,
+      );
     }
   });
 }
@@ -61,6 +78,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
     void reply.code(e.status).send(e.toJSON());
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+    void reply
+      .code(404)
+      .send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
   });
 }

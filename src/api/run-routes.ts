@@ -20,21 +20,35 @@ export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
       const started = await runs.start(req.body, principalOf(req).id);
       return reply.code(201).send(started);
     });
-    app.get<{ Params: { id: string } }>('/v1/runs/:id', { onRequest: ctx.requireKey() }, async (req) => runs.get(req.params.id));
-    // Interactions are questions to a person: reviewer keys answer them, never the agent itself.
-    app.post<{ Params: { id: string; iid: string } }>('/v1/runs/:id/interactions/:iid', { onRequest: ctx.requireKey('reviewer') }, async (req) =>
-      runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id),
+    app.get<{ Params: { id: string } }>('/v1/runs/:id', { onRequest: ctx.requireKey() }, async (req) =>
+      runs.get(req.params.id),
     );
-    app.post<{ Params: { id: string } }>('/v1/runs/:id/cancel', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
-      await runs.cancel(req.params.id, principalOf(req).id);
-      return reply.code(202).send({ run_id: req.params.id, status: 'cancelling' });
-    });
+    // Interactions are questions to a person: reviewer keys answer them, never the agent itself.
+    app.post<{ Params: { id: string; iid: string } }>(
+      '/v1/runs/:id/interactions/:iid',
+      { onRequest: ctx.requireKey('reviewer') },
+      async (req) => runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id),
+    );
+    app.post<{ Params: { id: string } }>(
+      '/v1/runs/:id/cancel',
+      { onRequest: ctx.requireKey('agent') },
+      async (req, reply) => {
+        await runs.cancel(req.params.id, principalOf(req).id);
+        return reply.code(202).send({ run_id: req.params.id, status: 'cancelling' });
+      },
+    );
     // The run's own trail (run.started, tool.result, policy.blocked, …) from the append-only store.
     app.get<{ Params: { id: string } }>('/v1/runs/:id/audit', { onRequest: ctx.requireKey() }, async (req) => {
       await runs.get(req.params.id); // 404 for an unknown run
       const events = await ctx.audit.list(req.params.id);
       const v = verifyChain(events);
-      return { run_id: req.params.id, verified: v.ok, count: events.length, ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }), events };
+      return {
+        run_id: req.params.id,
+        verified: v.ok,
+        count: events.length,
+        ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }),
+        events,
+      };
     });
     app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async () => {
       if (!ctx.db) throw new GateError(503, 'no_store', 'the domain store is not available to this API process');

@@ -58,14 +58,24 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
-    void reply.type('text/html; charset=utf-8').header('content-security-policy', REVIEWER_PAGE_CSP).header('x-content-type-options', 'nosniff');
+    void reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', REVIEWER_PAGE_CSP)
+      .header('x-content-type-options', 'nosniff');
     return REVIEWER_PAGE_HTML;
   });
   approvalRoutes(app, deps.gate, requireKey);
 
   const extra = deps.extraRoutes;
   if (extra) {
-    const ctx: RouteContext = { requireKey, gate: deps.gate, keys: deps.keys, audit: deps.audit, temporal: deps.temporal, db: deps.db };
+    const ctx: RouteContext = {
+      requireKey,
+      gate: deps.gate,
+      keys: deps.keys,
+      audit: deps.audit,
+      temporal: deps.temporal,
+      db: deps.db,
+    };
     void app.register(async (scope) => extra(scope, ctx));
   }
   return app;
@@ -86,7 +96,10 @@ export interface RunningApi {
  * and listens on cfg.host:cfg.port with the approval routes, the run routes and
  * `opts.extraRoutes`. Throws when Temporal or the port is unavailable.
  */
-export async function startApiServer(cfg: GateConfig, opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {}): Promise<RunningApi> {
+export async function startApiServer(
+  cfg: GateConfig,
+  opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {},
+): Promise<RunningApi> {
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   let connection: Connection | undefined;
   try {
@@ -97,8 +110,17 @@ export async function startApiServer(cfg: GateConfig, opts: { extraRoutes?: Extr
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
     const temporal = new Client({ connection, namespace: cfg.namespace });
     const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit });
-    const logger = opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
-    const app = createApiServer({ gate, keys, audit, temporal, db, logger, extraRoutes: opts.extraRoutes ?? runRoutes(cfg) });
+    const logger =
+      opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
+    const app = createApiServer({
+      gate,
+      keys,
+      audit,
+      temporal,
+      db,
+      logger,
+      extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+    });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

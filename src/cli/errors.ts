@@ -34,7 +34,10 @@ export class ApiError extends GateCliError {
 
 /** The gate API could not be reached at all (connection refused, DNS, timeout). */
 export class UnreachableError extends GateCliError {
-  constructor(readonly url: string, cause: unknown) {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
     super(`cannot reach the gate API at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }

@@ -34,13 +34,24 @@ export const APPROVAL_COLUMNS = ['ID', 'STATUS', 'ACTION', 'TARGET', 'SUMMARY', 
 export function approvalRow(item: Json, now: Date): string[] {
   const expires = text(item, 'expires_at');
   const rel = expires ? relativeTime(expires, now) : '';
-  return [approvalId(item), text(item, 'status'), text(item, 'action'), text(item, 'target'), text(item, 'summary'), rel ? `${expires} (${rel})` : expires];
+  return [
+    approvalId(item),
+    text(item, 'status'),
+    text(item, 'action'),
+    text(item, 'target'),
+    text(item, 'summary'),
+    rel ? `${expires} (${rel})` : expires,
+  ];
 }
 
 /** The aligned table `gate approvals list` prints, or a line saying there is nothing. */
 export function formatApprovalList(items: readonly Json[], now: Date = new Date()): string {
   if (items.length === 0) return 'no approval requests match';
-  return renderTable(APPROVAL_COLUMNS, items.map((i) => approvalRow(i, now)), { 3: 40, 4: 60 });
+  return renderTable(
+    APPROVAL_COLUMNS,
+    items.map((i) => approvalRow(i, now)),
+    { 3: 40, 4: 60 },
+  );
 }
 
 /** "1/2" from the votes (or an explicit count) and the approvals required. */
@@ -84,5 +95,8 @@ export function formatApproval(item: Json, now: Date = new Date()): string {
 }
 
 function indent(s: string): string {
-  return s.split('\n').map((l) => `  ${l}`).join('\n');
+  return s
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }

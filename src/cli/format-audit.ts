@@ -35,11 +35,22 @@ export function verifyAudit(requestId: string, events: readonly Json[]): AuditVe
   const parsed: AuditEvent[] = [];
   for (let i = 0; i < events.length; i++) {
     const r = AuditEvent.safeParse(events[i]);
-    if (!r.success) return { ok: false, index: i, reason: `event ${i} is malformed: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}` };
-    if (r.data.request_id !== requestId) return { ok: false, index: i, reason: `event ${r.data.event_id} belongs to ${r.data.request_id}, not ${requestId}` };
+    if (!r.success)
+      return {
+        ok: false,
+        index: i,
+        reason: `event ${i} is malformed: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`,
+      };
+    if (r.data.request_id !== requestId)
+      return {
+        ok: false,
+        index: i,
+        reason: `event ${r.data.event_id} belongs to ${r.data.request_id}, not ${requestId}`,
+      };
     parsed.push(r.data);
   }
-  if (parsed.length === 0) return { ok: false, index: 0, reason: 'the trail is empty: every request has at least its requested event' };
+  if (parsed.length === 0)
+    return { ok: false, index: 0, reason: 'the trail is empty: every request has at least its requested event' };
   return verifyChain(parsed);
 }
 

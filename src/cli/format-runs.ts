@@ -16,7 +16,8 @@ export function formatMessage(m: Json): string | undefined {
   if (role === 'tool') return `tool [${str(m.tool_call_id)}] ${str(m.outcome)}: ${str(m.content)}`;
   const lines: string[] = [];
   if (m.content) lines.push(`${role}: ${str(m.content)}`);
-  for (const c of list(m.tool_calls)) lines.push(`${role} -> ${str(c.name)}(${JSON.stringify(c.args ?? {})}) [${str(c.id)}]`);
+  for (const c of list(m.tool_calls))
+    lines.push(`${role} -> ${str(c.name)}(${JSON.stringify(c.args ?? {})}) [${str(c.id)}]`);
   return lines.length ? lines.join('\n') : `${role}:`;
 }
 
@@ -31,7 +32,9 @@ export function formatRun(run: Json): string {
       ['error', run.error ? str(run.error) : undefined],
     ]),
   ];
-  const messages = list(run.messages).map(formatMessage).filter((m): m is string => m !== undefined);
+  const messages = list(run.messages)
+    .map(formatMessage)
+    .filter((m): m is string => m !== undefined);
   if (messages.length) out.push('messages:', ...messages.map(indent));
   const pending = list(run.pending_approvals);
   if (pending.length) {
@@ -50,5 +53,8 @@ export function formatRun(run: Json): string {
 }
 
 function indent(s: string): string {
-  return s.split('\n').map((l) => `  ${l}`).join('\n');
+  return s
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }

@@ -75,10 +75,19 @@ export class GateHttpClient {
   }
   /** `POST /v1/runs/{id}/interactions/{interaction_id}` (reviewer key). */
   respond(id: string, interactionId: string, body: Json): Promise<Json> {
-    return this.send('POST', `/v1/runs/${encodeURIComponent(id)}/interactions/${encodeURIComponent(interactionId)}`, body);
+    return this.send(
+      'POST',
+      `/v1/runs/${encodeURIComponent(id)}/interactions/${encodeURIComponent(interactionId)}`,
+      body,
+    );
   }
 
-  private async send<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  private async send<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const url = `${this.target.baseUrl}${path}`;
     const h: Record<string, string> = { accept: 'application/json', ...headers };
     if (this.target.key) h.authorization = `Bearer ${this.target.key}`;

@@ -13,7 +13,9 @@ import { describeError, processIo, type CliIo } from './io';
  * its parse errors are thrown, so `main` maps them to exit code 2.
  */
 export function buildProgram(io: CliIo = processIo): Command {
-  const program = new Command('gate').description('durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal');
+  const program = new Command('gate').description(
+    'durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal',
+  );
   const subcommands = [
     ...serviceCommands(io),
     approvalsCommand(io),

@@ -40,7 +40,8 @@ export function describeError(err: unknown): string | undefined {
     if (err.status === 401) lines.push('hint: pass --key or set GATE_API_KEY');
     return lines.join('\n');
   }
-  if (err instanceof UnreachableError) return `error: unreachable: ${err.message} (is \`gate dev\` or \`gate api\` running? set GATE_API_URL)`;
+  if (err instanceof UnreachableError)
+    return `error: unreachable: ${err.message} (is \`gate dev\` or \`gate api\` running? set GATE_API_URL)`;
   if (err instanceof GateCliError) return `error: ${err.message}`;
   return `error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
 }

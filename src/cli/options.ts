@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { defaultApiUrl, GateHttpClient } from './http';
 import { UsageError } from './errors';
 
@@ -18,12 +18,17 @@ export function withJson(cmd: Command): Command {
 export function withApi(cmd: Command): Command {
   return withJson(cmd)
     .addOption(new Option('--key <key>', 'API key (agent or reviewer)').env('GATE_API_KEY'))
-    .addOption(new Option('--api-url <url>', 'gate API base URL (default GATE_API_URL or http://127.0.0.1:$GATE_PORT)'));
+    .addOption(
+      new Option('--api-url <url>', 'gate API base URL (default GATE_API_URL or http://127.0.0.1:$GATE_PORT)'),
+    );
 }
 
 /** A client for the options' API URL and key. `needKey` makes a missing key a usage error. */
 export function clientFor(opts: ApiOptions, needKey?: 'agent' | 'reviewer'): GateHttpClient {
-  if (needKey && !opts.key) throw new UsageError(`this command needs a ${needKey} key: pass --key or set GATE_API_KEY (create one with \`gate keys create --kind ${needKey} --id NAME\`)`);
+  if (needKey && !opts.key)
+    throw new UsageError(
+      `this command needs a ${needKey} key: pass --key or set GATE_API_KEY (create one with \`gate keys create --kind ${needKey} --id NAME\`)`,
+    );
   return new GateHttpClient({ baseUrl: (opts.apiUrl ?? defaultApiUrl()).replace(/\/+$/, ''), key: opts.key });
 }
 
@@ -35,7 +40,8 @@ export function parseJsonObject(value: string): Record<string, unknown> {
   } catch (err) {
     throw new InvalidArgumentError(`not valid JSON (${(err as Error).message})`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('must be a JSON object, e.g. {"budget": 500000}');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidArgumentError('must be a JSON object, e.g. {"budget": 500000}');
   return parsed as Record<string, unknown>;
 }
 

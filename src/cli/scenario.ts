@@ -21,10 +21,16 @@ export function resolveScenario(scenario: string, cwd: string = process.cwd()): 
   const candidates = [path.resolve(cwd, scenario)];
   if (!scenario.includes('/') && !scenario.includes(path.sep)) {
     const file = scenario.endsWith('.json') ? scenario : `${scenario}.json`;
-    candidates.push(path.join(cwd, 'examples', 'scenarios', file), path.join(packageRoot(), 'examples', 'scenarios', file));
+    candidates.push(
+      path.join(cwd, 'examples', 'scenarios', file),
+      path.join(packageRoot(), 'examples', 'scenarios', file),
+    );
   }
   const found = candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
-  if (!found) throw new UsageError(`no scenario "${scenario}": give a JSON file path or a name under examples/scenarios/ (${listScenarios().join(', ') || 'none found'})`);
+  if (!found)
+    throw new UsageError(
+      `no scenario "${scenario}": give a JSON file path or a name under examples/scenarios/ (${listScenarios().join(', ') || 'none found'})`,
+    );
   return found;
 }
 
@@ -32,7 +38,11 @@ export function resolveScenario(scenario: string, cwd: string = process.cwd()): 
 export function listScenarios(): string[] {
   const dir = path.join(packageRoot(), 'examples', 'scenarios');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -5))
+    .sort();
 }
 
 /** Reads a scenario's `{ goal, domain, model }`; `goal` overrides the file's. Bad JSON is a usage error. */
@@ -44,6 +54,7 @@ export function loadScenario(scenario: string, goal?: string): Record<string, un
   } catch (err) {
     throw new UsageError(`scenario ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new UsageError(`scenario ${file} must hold a JSON object { goal, domain, model }`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new UsageError(`scenario ${file} must hold a JSON object { goal, domain, model }`);
   return goal === undefined ? (body as Record<string, unknown>) : { ...(body as Record<string, unknown>), goal };
 }

@@ -14,10 +14,23 @@ export function oneLine(s: string): string {
  * Cells are flattened to one line; `maxWidths` (by column index) truncates wide ones.
  * Trailing spaces are trimmed, so the last column never pads.
  */
-export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[], maxWidths: Readonly<Record<number, number>> = {}): string {
-  const cells = [headers, ...rows].map((r) => headers.map((_, i) => truncate(oneLine(r[i] ?? ''), maxWidths[i] ?? Infinity)));
+export function renderTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  maxWidths: Readonly<Record<number, number>> = {},
+): string {
+  const cells = [headers, ...rows].map((r) =>
+    headers.map((_, i) => truncate(oneLine(r[i] ?? ''), maxWidths[i] ?? Infinity)),
+  );
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `key: value` lines with the keys padded to one width; undefined values are left out. */
@@ -33,6 +46,13 @@ export function relativeTime(iso: string, now: Date): string {
   if (Number.isNaN(t)) return '';
   const diff = t - now.getTime();
   const abs = Math.abs(diff) / 1000;
-  const span = abs < 60 ? `${Math.round(abs)}s` : abs < 3600 ? `${Math.round(abs / 60)}m` : abs < 172800 ? `${Math.round(abs / 3600)}h` : `${Math.round(abs / 86400)}d`;
+  const span =
+    abs < 60
+      ? `${Math.round(abs)}s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)}m`
+        : abs < 172800
+          ? `${Math.round(abs / 3600)}h`
+          : `${Math.round(abs / 86400)}d`;
   return diff >= 0 ? `in ${span}` : `${span} ago`;
 }

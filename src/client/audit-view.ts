@@ -13,7 +13,13 @@ export interface AuditView {
    * store): its own chain intact, and every stored event equal to the gate's event of
    * the same seq. `lagging` counts events the store has not received yet (writes in flight).
    */
-  store?: { count: number; verified: boolean; matches_workflow: boolean; lagging: number; problem?: { index: number; reason: string } };
+  store?: {
+    count: number;
+    verified: boolean;
+    matches_workflow: boolean;
+    lagging: number;
+    problem?: { index: number; reason: string };
+  };
   events: AuditEvent[];
 }
 
@@ -21,7 +27,19 @@ export interface AuditView {
 export function storeCheck(stored: AuditEvent[], chain: AuditEvent[]): NonNullable<AuditView['store']> {
   const v = verifyChain(stored);
   const mismatch = stored.findIndex((e, i) => chain[i]?.hash !== e.hash);
-  const problem = !v.ok ? { index: v.index, reason: v.reason } : mismatch >= 0 ? { index: mismatch, reason: `stored event ${stored[mismatch]!.event_id} differs from the gate's event at seq ${mismatch}` } : undefined;
-  return { count: stored.length, verified: v.ok, matches_workflow: mismatch === -1, lagging: Math.max(0, chain.length - stored.length), ...(problem ? { problem } : {}) };
+  const problem = !v.ok
+    ? { index: v.index, reason: v.reason }
+    : mismatch >= 0
+      ? {
+          index: mismatch,
+          reason: `stored event ${stored[mismatch]!.event_id} differs from the gate's event at seq ${mismatch}`,
+        }
+      : undefined;
+  return {
+    count: stored.length,
+    verified: v.ok,
+    matches_workflow: mismatch === -1,
+    lagging: Math.max(0, chain.length - stored.length),
+    ...(problem ? { problem } : {}),
+  };
 }
-

@@ -38,11 +38,21 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
   if (!parsed.success) throw invalidInput('approval request', parsed.error);
   const b = parsed.data;
   if (b.agent_id !== undefined && b.agent_id !== caller.agentId) {
-    throw new GateError(403, 'agent_mismatch', `agent_id "${b.agent_id}" is not the caller; this key belongs to "${caller.agentId}"`, { path: '$.agent_id' });
+    throw new GateError(
+      403,
+      'agent_mismatch',
+      `agent_id "${b.agent_id}" is not the caller; this key belongs to "${caller.agentId}"`,
+      { path: '$.agent_id' },
+    );
   }
   if (b.executor === 'tool') {
     // A tool gate needs a domain session to run in; only an agent run can give it one.
-    throw new GateError(422, 'invalid_request', 'executor "tool" is only for gates started by an agent run; use "external"', [{ path: '$.executor', message: 'not available here' }]);
+    throw new GateError(
+      422,
+      'invalid_request',
+      'executor "tool" is only for gates started by an agent run; use "external"',
+      [{ path: '$.executor', message: 'not available here' }],
+    );
   }
   const expiresAt = deadline(b, nowMs);
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
@@ -66,7 +76,12 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
   const problem = checkPayload(payload);
   if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
   if (problem) {
-    throw new GateError(422, problem.code, problem.message, (problem.paths ?? []).map((path) => ({ path, message: 'looks like a credential or card number' })));
+    throw new GateError(
+      422,
+      problem.code,
+      problem.message,
+      (problem.paths ?? []).map((path) => ({ path, message: 'looks like a credential or card number' })),
+    );
   }
   return {
     requestId,
@@ -87,18 +102,28 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
 
 function deadline(b: CreateApprovalBody, nowMs: number): string {
   if (b.ttl_seconds !== undefined && b.expires_at !== undefined) {
-    throw new GateError(422, 'invalid_request', 'give ttl_seconds or expires_at, not both', [{ path: '$.expires_at', message: 'conflicts with ttl_seconds' }]);
+    throw new GateError(422, 'invalid_request', 'give ttl_seconds or expires_at, not both', [
+      { path: '$.expires_at', message: 'conflicts with ttl_seconds' },
+    ]);
   }
   if (b.expires_at === undefined) return new Date(nowMs + (b.ttl_seconds ?? DEFAULT_TTL_SECONDS) * 1000).toISOString();
   const at = Date.parse(b.expires_at);
-  if (!(at > nowMs)) throw new GateError(422, 'invalid_request', `expires_at ${b.expires_at} is not in the future`, [{ path: '$.expires_at', message: 'must be in the future' }]);
+  if (!(at > nowMs))
+    throw new GateError(422, 'invalid_request', `expires_at ${b.expires_at} is not in the future`, [
+      { path: '$.expires_at', message: 'must be in the future' },
+    ]);
   return new Date(at).toISOString();
 }
 
 function checkKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
   if (key.length < 1 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new GateError(422, 'invalid_request', 'Idempotency-Key must be 1 to 256 printable ASCII characters without spaces', [{ path: 'header:Idempotency-Key', message: 'invalid' }]);
+    throw new GateError(
+      422,
+      'invalid_request',
+      'Idempotency-Key must be 1 to 256 printable ASCII characters without spaces',
+      [{ path: 'header:Idempotency-Key', message: 'invalid' }],
+    );
   }
   return key;
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { verifyChain, type AuditEvent } from '../core/audit';
 import { storeCheck, type AuditView } from './audit-view';
@@ -12,11 +18,28 @@ import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import {
-  cancelUpdate, consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery, recordRefusalSignal, type ConsumeResult,
+  cancelUpdate,
+  consumeUpdate,
+  decideSignal,
+  decideUpdate,
+  getAuditQuery,
+  getGateQuery,
+  recordRefusalSignal,
+  type ConsumeResult,
 } from '../workflows/definitions';
 import { prepareCreate, type CreateCaller } from './create-request';
 import { GateError, invalidInput } from './gate-error';
-import { GATE_WORKFLOW_TYPE, memoOf, statusOf, summaryOf, visibilityFilter, type GateSummary, type GateView, type ListFilter, type RequestRef } from './gate-views';
+import {
+  GATE_WORKFLOW_TYPE,
+  memoOf,
+  statusOf,
+  summaryOf,
+  visibilityFilter,
+  type GateSummary,
+  type GateView,
+  type ListFilter,
+  type RequestRef,
+} from './gate-views';
 import { startOptions } from './start-options';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
@@ -51,9 +74,15 @@ export class GateClient {
   private readonly queryMs: number;
   private readonly updateMs: number;
 
-  constructor(client: Client, private readonly options: GateClientOptions) {
+  constructor(
+    client: Client,
+    private readonly options: GateClientOptions,
+  ) {
     const ns = options.namespace;
-    this.client = ns && ns !== client.options.namespace ? new Client({ connection: client.connection, namespace: ns, dataConverter: client.options.dataConverter }) : client;
+    this.client =
+      ns && ns !== client.options.namespace
+        ? new Client({ connection: client.connection, namespace: ns, dataConverter: client.options.dataConverter })
+        : client;
     this.queryMs = options.queryTimeoutMs ?? 5000;
     this.updateMs = options.updateTimeoutMs ?? 30_000;
   }
@@ -68,17 +97,41 @@ export class GateClient {
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller);
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, startOptions(requestId, input, this.options.taskQueue, randomUUID()));
-      return { created: true, request: { request_id: requestId, status: 'requested', expires_at: input.payload.expires_at, payload_sha256: input.payload_sha256 } };
+      await this.client.workflow.start<typeof approvalGateWorkflow>(
+        GATE_WORKFLOW_TYPE,
+        startOptions(requestId, input, this.options.taskQueue, randomUUID()),
+      );
+      return {
+        created: true,
+        request: {
+          request_id: requestId,
+          status: 'requested',
+          expires_at: input.payload.expires_at,
+          payload_sha256: input.payload_sha256,
+        },
+      };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
     const desc = await this.describe(requestId);
     const m = memoOf(desc);
     if (m.create_sha256 === input.create_sha256) {
-      return { created: false, request: { request_id: requestId, status: statusOf(desc), expires_at: m.expires_at ?? '', payload_sha256: m.payload_sha256 ?? '' } };
+      return {
+        created: false,
+        request: {
+          request_id: requestId,
+          status: statusOf(desc),
+          expires_at: m.expires_at ?? '',
+          payload_sha256: m.payload_sha256 ?? '',
+        },
+      };
     }
-    throw new GateError(409, 'idempotency_conflict', `idempotency key reused with another payload: ${requestId} was created from different content`, { request_id: requestId });
+    throw new GateError(
+      409,
+      'idempotency_conflict',
+      `idempotency key reused with another payload: ${requestId} was created from different content`,
+      { request_id: requestId },
+    );
   }
 
   /** The gate's live state; after ~5 s without a worker, what visibility knows (`stale: true`). Throws 404. */
@@ -121,8 +174,18 @@ export class GateClient {
         return await handle.executeUpdate(decideUpdate, { args: [msg], updateId: decisionKey(msg) }); // scoped by reviewer, like the gate's own dedup
       } catch (err) {
         // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isFailureType(err.cause.type)) {
-          const record = { decision_id: msg.decision_id, reviewer_id: msg.reviewer_id, decision: msg.decision, refusal: err.cause.type ?? 'Error', message: err.cause.message };
+        if (
+          err instanceof WorkflowUpdateFailedError &&
+          err.cause instanceof ApplicationFailure &&
+          isFailureType(err.cause.type)
+        ) {
+          const record = {
+            decision_id: msg.decision_id,
+            reviewer_id: msg.reviewer_id,
+            decision: msg.decision,
+            refusal: err.cause.type ?? 'Error',
+            message: err.cause.message,
+          };
           await handle.signal(recordRefusalSignal, record).catch(() => undefined);
         }
         throw err;
@@ -161,8 +224,17 @@ export class GateClient {
       if (events.length === 0 && !(await this.existence(id)).exists) throw notFound(id);
     }
     const v = verifyChain(events);
-    const store = source === 'workflow' && this.options.audit ? storeCheck(await this.options.audit.list(id), events) : undefined;
-    return { request_id: id, source, verified: v.ok, count: events.length, ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }), ...(store ? { store } : {}), events };
+    const store =
+      source === 'workflow' && this.options.audit ? storeCheck(await this.options.audit.list(id), events) : undefined;
+    return {
+      request_id: id,
+      source,
+      verified: v.ok,
+      count: events.length,
+      ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }),
+      ...(store ? { store } : {}),
+      events,
+    };
   }
 
   /** Resolves when Temporal answers for this namespace; throws 503 otherwise. */
@@ -172,7 +244,11 @@ export class GateClient {
       await this.deadline(3000, () => this.client.workflowService.describeNamespace({ namespace }));
       return { temporal: 'reachable', namespace };
     } catch (err) {
-      throw new GateError(503, 'temporal_unreachable', `Temporal is not reachable: ${err instanceof Error ? err.message : String(err)}`);
+      throw new GateError(
+        503,
+        'temporal_unreachable',
+        `Temporal is not reachable: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

@@ -26,7 +26,13 @@ export class GateError extends Error {
 
   /** The wire form of DESIGN section 6. */
   toJSON(): { error: { code: string; message: string; details?: unknown } } {
-    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
+    };
   }
 }
 
@@ -42,7 +48,9 @@ export function invalidInput(what: string, error: z.ZodError): GateError {
     return { path: jsonPath(i.path), message: keys ? `unknown field(s): ${keys.join(', ')}` : i.message, code: i.code };
   });
   const first = details[0];
-  const summary = first ? `${first.path}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}` : 'invalid';
+  const summary = first
+    ? `${first.path}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`
+    : 'invalid';
   return new GateError(422, 'invalid_request', `${what} is invalid: ${summary}`, details);
 }
 

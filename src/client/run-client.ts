@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { httpStatusFor } from '../core/failure-types';
@@ -19,7 +19,11 @@ export const CreateRunBody = z
     /** Scripted turns or a real provider. */
     model: ModelSpec,
     /** TTL of each approval the run opens (default 1 hour). */
-    approval_ttl_seconds: z.int().min(1).max(30 * 24 * 3600).default(3600),
+    approval_ttl_seconds: z
+      .int()
+      .min(1)
+      .max(30 * 24 * 3600)
+      .default(3600),
     /** Model calls before the run gives up; the run continues as new as it goes, so history size sets no ceiling. */
     max_turns: z.int().min(1).max(10_000).default(20),
   })
@@ -34,14 +38,25 @@ function issues(e: z.ZodError): { path: string; message: string }[] {
 
 /** Starts, reads, answers and cancels agent runs (workflow id = run id). */
 export class RunClient {
-  constructor(private readonly client: Client, private readonly opts: { taskQueue: string }) {}
+  constructor(
+    private readonly client: Client,
+    private readonly opts: { taskQueue: string },
+  ) {}
 
   /** Validates and starts a run for `agentId`. Throws GateError 422 on a bad body. */
   async start(body: unknown, agentId: string): Promise<{ run_id: string; status: string }> {
     const parsed = CreateRunBody.safeParse(body);
     if (!parsed.success) throw new GateError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
     const b = parsed.data;
-    const input: RunInput = { run_id: `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`, goal: b.goal, domain: b.domain, model: b.model, agent_id: agentId, approval_ttl_seconds: b.approval_ttl_seconds, max_turns: b.max_turns };
+    const input: RunInput = {
+      run_id: `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      goal: b.goal,
+      domain: b.domain,
+      model: b.model,
+      agent_id: agentId,
+      approval_ttl_seconds: b.approval_ttl_seconds,
+      max_turns: b.max_turns,
+    };
     await this.client.workflow.start('agentRunWorkflow', {
       workflowId: input.run_id,
       taskQueue: this.opts.taskQueue,
@@ -81,9 +96,12 @@ export class RunClient {
   async respond(runId: string, interactionId: string, body: unknown, responderId: string): Promise<RunView> {
     await this.runInfo(runId);
     const parsed = InteractionResponse.safeParse(body);
-    if (!parsed.success) throw new GateError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
+    if (!parsed.success)
+      throw new GateError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
     try {
-      return await this.client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, { args: [interactionId, { ...parsed.data, responder_id: responderId }] });
+      return await this.client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, {
+        args: [interactionId, { ...parsed.data, responder_id: responderId }],
+      });
     } catch (err) {
       throw this.mapError(err, runId);
     }
@@ -92,7 +110,12 @@ export class RunClient {
   /** Cancels the run as the agent that started it; its pending gates end `cancelled`. Throws 403 for another agent, 404. */
   async cancel(runId: string, agentId: string): Promise<void> {
     const memo = await this.runInfo(runId);
-    if (memo.agent_id !== agentId) throw new GateError(403, 'not_requester', `only ${memo.agent_id ?? 'the agent that started it'} may cancel run ${runId}`);
+    if (memo.agent_id !== agentId)
+      throw new GateError(
+        403,
+        'not_requester',
+        `only ${memo.agent_id ?? 'the agent that started it'} may cancel run ${runId}`,
+      );
     try {
       await this.client.workflow.getHandle(runId).cancel();
     } catch (err) {
@@ -106,9 +129,15 @@ export class RunClient {
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       const type = err.cause.type ?? 'Error';
       const details = err.cause.details?.[0];
-      return new GateError(type === 'UnknownInteraction' ? 409 : httpStatusFor(type), snakeCase(type), err.cause.message, details);
+      return new GateError(
+        type === 'UnknownInteraction' ? 409 : httpStatusFor(type),
+        snakeCase(type),
+        err.cause.message,
+        details,
+      );
     }
-    if (err instanceof Error && /already completed|not found/i.test(err.message)) return new GateError(409, 'run_closed', `run ${runId} is no longer running: ${err.message}`);
+    if (err instanceof Error && /already completed|not found/i.test(err.message))
+      return new GateError(409, 'run_closed', `run ${runId} is no longer running: ${err.message}`);
     return err instanceof Error ? err : new Error(String(err));
   }
 }

@@ -10,7 +10,12 @@ import { gateMemo, gateUiText } from '../core/gate-memo';
  * gate; REJECT_DUPLICATE so a finished request is never started again; search attributes, memo and summaries so
  * the Temporal Web UI can filter pending gates and show the evidence at a glance.
  */
-export function startOptions(requestId: string, input: GateInput, taskQueue: string, nonce: string): WorkflowStartOptions<typeof approvalGateWorkflow> {
+export function startOptions(
+  requestId: string,
+  input: GateInput,
+  taskQueue: string,
+  nonce: string,
+): WorkflowStartOptions<typeof approvalGateWorkflow> {
   const p = input.payload;
   const memo = gateMemo(input, nonce);
   return {
@@ -29,4 +34,3 @@ export function startOptions(requestId: string, input: GateInput, taskQueue: str
     ...gateUiText(input),
   };
 }
-

@@ -43,7 +43,7 @@ export async function explain(err: unknown, requestId: string, lookup: () => Pro
     const f = err.cause;
     // The SDK refuses an update the workflow has no handler for: the id names a workflow that is not a gate.
     if (/no registered handler for update/i.test(f.message)) return notFound(requestId);
-    const details = Array.isArray(f.details) && f.details.length === 1 ? f.details[0] : f.details ?? undefined;
+    const details = Array.isArray(f.details) && f.details.length === 1 ? f.details[0] : (f.details ?? undefined);
     return new GateError(httpStatusFor(f.type), snakeCase(f.type ?? 'Error'), f.message, details);
   }
   if (err instanceof WorkflowNotFoundError) {
@@ -53,7 +53,11 @@ export async function explain(err: unknown, requestId: string, lookup: () => Pro
   }
   if (err instanceof QueryNotRegisteredError) return notFound(requestId); // a workflow, but not a gate
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err)) {
-    return new GateError(503, 'gate_unavailable', `no worker answered for ${requestId} in time; retry (a decision with the same decision_id is applied once)`);
+    return new GateError(
+      503,
+      'gate_unavailable',
+      `no worker answered for ${requestId} in time; retry (a decision with the same decision_id is applied once)`,
+    );
   }
   return err;
 }
@@ -65,7 +69,12 @@ export function notFound(requestId: string): GateError {
 
 /** 409 for a change sent to a gate that has finished. */
 export function closedConflict(requestId: string, status: string): GateError {
-  return new GateError(409, 'illegal_transition', `request ${requestId} is ${status} and closed; it accepts no more changes`, { status, closed: true });
+  return new GateError(
+    409,
+    'illegal_transition',
+    `request ${requestId} is ${status} and closed; it accepts no more changes`,
+    { status, closed: true },
+  );
 }
 
 /** True for a failure that only means "nobody answered in time / the worker is away". */

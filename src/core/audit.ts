@@ -46,30 +46,32 @@ export const ActorType = sharedSchema('audit.ActorType', () => z.enum(['agent', 
 export type ActorType = z.infer<typeof ActorType>;
 
 /** One link of a request's tamper-evident trail. `hash` covers every other field, `prev_hash` the link before. */
-export const AuditEvent = sharedSchema('audit.AuditEvent', () => z.object({
-  /** Unique id, also the webhook delivery id's root. */
-  event_id: z.string(),
-  /** 0-based position in the request's chain. */
-  seq: z.int().nonnegative(),
-  /** The request (or run) this event belongs to. */
-  request_id: z.string(),
-  event_type: z.string(),
-  actor_type: ActorType,
-  /** Key id of an agent or reviewer, or `approval-gate` for the system. */
-  actor_id: z.string(),
-  /** Digest of the evidence payload the event concerns. */
-  payload_sha256: z.string().nullable(),
-  /** Reviewer's note or reason, or the system's explanation. */
-  note: z.string().nullable(),
-  /** ISO 8601 UTC. */
-  timestamp: z.string(),
-  /** Extra facts: votes, executed args digest, tool outcome. */
-  data: z.record(z.string(), z.unknown()),
-  /** `hash` of the previous event, null for the first. */
-  prev_hash: z.string().nullable(),
-  /** SHA-256 of this event's canonical JSON without `hash`. */
-  hash: z.string(),
-}));
+export const AuditEvent = sharedSchema('audit.AuditEvent', () =>
+  z.object({
+    /** Unique id, also the webhook delivery id's root. */
+    event_id: z.string(),
+    /** 0-based position in the request's chain. */
+    seq: z.int().nonnegative(),
+    /** The request (or run) this event belongs to. */
+    request_id: z.string(),
+    event_type: z.string(),
+    actor_type: ActorType,
+    /** Key id of an agent or reviewer, or `approval-gate` for the system. */
+    actor_id: z.string(),
+    /** Digest of the evidence payload the event concerns. */
+    payload_sha256: z.string().nullable(),
+    /** Reviewer's note or reason, or the system's explanation. */
+    note: z.string().nullable(),
+    /** ISO 8601 UTC. */
+    timestamp: z.string(),
+    /** Extra facts: votes, executed args digest, tool outcome. */
+    data: z.record(z.string(), z.unknown()),
+    /** `hash` of the previous event, null for the first. */
+    prev_hash: z.string().nullable(),
+    /** SHA-256 of this event's canonical JSON without `hash`. */
+    hash: z.string(),
+  }),
+);
 export type AuditEvent = z.infer<typeof AuditEvent>;
 
 /** The fields a caller supplies; the chain fills seq, prev_hash and hash. */
@@ -83,14 +85,18 @@ export function chainEvent(prev: AuditEvent | undefined, fields: AuditEventField
 }
 
 /** Proves a trail untampered: every hash recomputes and every link points at the one before. */
-export function verifyChain(events: readonly AuditEvent[]): { ok: true; count: number } | { ok: false; index: number; reason: string } {
+export function verifyChain(
+  events: readonly AuditEvent[],
+): { ok: true; count: number } | { ok: false; index: number; reason: string } {
   let prev: AuditEvent | undefined;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const { hash, ...rest } = e;
     if (e.seq !== i) return { ok: false, index: i, reason: `event ${e.event_id} has seq ${e.seq}, expected ${i}` };
-    if (e.prev_hash !== (prev ? prev.hash : null)) return { ok: false, index: i, reason: `event ${e.event_id} does not point at the event before it` };
-    if (digest(rest) !== hash) return { ok: false, index: i, reason: `event ${e.event_id} was altered: its hash does not match its content` };
+    if (e.prev_hash !== (prev ? prev.hash : null))
+      return { ok: false, index: i, reason: `event ${e.event_id} does not point at the event before it` };
+    if (digest(rest) !== hash)
+      return { ok: false, index: i, reason: `event ${e.event_id} was altered: its hash does not match its content` };
     prev = e;
   }
   return { ok: true, count: events.length };

@@ -32,58 +32,70 @@ export type ToolOutcome = (typeof ToolOutcome)[keyof typeof ToolOutcome];
 export const ToolOutcomeSchema = sharedSchema('conversation.ToolOutcomeSchema', () => z.enum(ToolOutcome));
 
 /** One tool call proposed by the model. */
-export const ToolCall = sharedSchema('conversation.ToolCall', () => z.object({
-  /** Unique within a run; the tool result names it. */
-  id: z.string().min(1).max(200),
-  /** The tool's registered name (untrusted: looked up, never executed blindly). */
-  name: z.string().min(1).max(200),
-  /** The proposed input; after a reviewer's modification, the executed input. */
-  args: z.record(z.string(), z.unknown()),
-}));
+export const ToolCall = sharedSchema('conversation.ToolCall', () =>
+  z.object({
+    /** Unique within a run; the tool result names it. */
+    id: z.string().min(1).max(200),
+    /** The tool's registered name (untrusted: looked up, never executed blindly). */
+    name: z.string().min(1).max(200),
+    /** The proposed input; after a reviewer's modification, the executed input. */
+    args: z.record(z.string(), z.unknown()),
+  }),
+);
 export type ToolCall = z.infer<typeof ToolCall>;
 
 /** Instructions for the model. */
-export const SystemMessage = sharedSchema('conversation.SystemMessage', () => z.object({
-  role: z.literal('system'),
-  /** The prompt text. */
-  content: z.string(),
-}));
+export const SystemMessage = sharedSchema('conversation.SystemMessage', () =>
+  z.object({
+    role: z.literal('system'),
+    /** The prompt text. */
+    content: z.string(),
+  }),
+);
 export type SystemMessage = z.infer<typeof SystemMessage>;
 
 /** What the person asked. */
-export const UserMessage = sharedSchema('conversation.UserMessage', () => z.object({
-  role: z.literal('user'),
-  /** The user's text. */
-  content: z.string(),
-}));
+export const UserMessage = sharedSchema('conversation.UserMessage', () =>
+  z.object({
+    role: z.literal('user'),
+    /** The user's text. */
+    content: z.string(),
+  }),
+);
 export type UserMessage = z.infer<typeof UserMessage>;
 
 /** One model turn: text, tool calls, or both. */
-export const AssistantMessage = sharedSchema('conversation.AssistantMessage', () => z.object({
-  role: z.literal('assistant'),
-  /** The model's text; empty when it only calls tools. */
-  content: z.string(),
-  /** Tool calls, each answered by exactly one tool message. */
-  tool_calls: z.array(ToolCall).optional(),
-}));
+export const AssistantMessage = sharedSchema('conversation.AssistantMessage', () =>
+  z.object({
+    role: z.literal('assistant'),
+    /** The model's text; empty when it only calls tools. */
+    content: z.string(),
+    /** Tool calls, each answered by exactly one tool message. */
+    tool_calls: z.array(ToolCall).optional(),
+  }),
+);
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 
 /** The one result of one tool call, written by the loop (never by a tool). */
-export const ToolMessage = sharedSchema('conversation.ToolMessage', () => z.object({
-  role: z.literal('tool'),
-  /** Text the model reads. */
-  content: z.string(),
-  /** The call this answers. */
-  tool_call_id: z.string().min(1).max(200),
-  /** What happened. */
-  outcome: ToolOutcomeSchema,
-  /** Structured facts (ids, executed values) for tests, templates and the UI. */
-  values: z.record(z.string(), z.unknown()).optional(),
-}));
+export const ToolMessage = sharedSchema('conversation.ToolMessage', () =>
+  z.object({
+    role: z.literal('tool'),
+    /** Text the model reads. */
+    content: z.string(),
+    /** The call this answers. */
+    tool_call_id: z.string().min(1).max(200),
+    /** What happened. */
+    outcome: ToolOutcomeSchema,
+    /** Structured facts (ids, executed values) for tests, templates and the UI. */
+    values: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 export type ToolMessage = z.infer<typeof ToolMessage>;
 
 /** A conversation message on the wire (snake_case, DESIGN 6). */
-export const Message = sharedSchema('conversation.Message', () => z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]));
+export const Message = sharedSchema('conversation.Message', () =>
+  z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]),
+);
 export type Message = z.infer<typeof Message>;
 
 /** A whole conversation, oldest first. */
@@ -121,7 +133,10 @@ export function validateConversation(messages: readonly Message[]): string[] {
   for (const [i, m] of messages.entries()) {
     if (m.role !== 'tool') {
       // Any other message closes the batch: results must follow their call directly.
-      batch = m.role === 'assistant' && m.tool_calls?.length ? { index: i, ids: m.tool_calls.map((c) => c.id), lastPos: -1, lastId: '' } : null;
+      batch =
+        m.role === 'assistant' && m.tool_calls?.length
+          ? { index: i, ids: m.tool_calls.map((c) => c.id), lastPos: -1, lastId: '' }
+          : null;
       continue;
     }
     const id = m.tool_call_id;
@@ -129,12 +144,15 @@ export function validateConversation(messages: readonly Message[]): string[] {
     const prior = resultAt.get(id);
     if (at === undefined) problems.push(`message ${i}: tool result for "${id}", which no assistant message called`);
     else if (at > i) problems.push(`message ${i}: tool result for "${id}" comes before its call (message ${at})`);
-    else if (prior !== undefined) problems.push(`message ${i}: second tool result for "${id}" (first in message ${prior})`);
+    else if (prior !== undefined)
+      problems.push(`message ${i}: second tool result for "${id}" (first in message ${prior})`);
     else {
       resultAt.set(id, i);
       const pos = batch?.index === at ? batch.ids.indexOf(id) : -1;
-      if (!batch || pos < 0) problems.push(`message ${i}: tool result for "${id}" is not directly after its call's message ${at}`);
-      else if (pos < batch.lastPos) problems.push(`message ${i}: tool result for "${id}" comes after "${batch.lastId}", but was called before it`);
+      if (!batch || pos < 0)
+        problems.push(`message ${i}: tool result for "${id}" is not directly after its call's message ${at}`);
+      else if (pos < batch.lastPos)
+        problems.push(`message ${i}: tool result for "${id}" comes after "${batch.lastId}", but was called before it`);
       else batch = { ...batch, lastPos: pos, lastId: id };
     }
   }
@@ -150,7 +168,11 @@ export function validateConversation(messages: readonly Message[]): string[] {
  * reviewer's modification the recorded assistant message shows the executed args.
  * Throws when no assistant message has that call, which is a bug in the caller.
  */
-export function rewriteToolCallArgs(messages: readonly Message[], callId: string, args: Record<string, unknown>): Message[] {
+export function rewriteToolCallArgs(
+  messages: readonly Message[],
+  callId: string,
+  args: Record<string, unknown>,
+): Message[] {
   let found = false;
   const out = messages.map((m): Message => {
     if (m.role !== 'assistant' || !m.tool_calls?.some((c) => c.id === callId)) return m;
@@ -180,7 +202,8 @@ export function checkReply(history: readonly Message[], reply: AssistantMessage)
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const c of reply.tool_calls ?? []) {
-    if (!CALL_ID.test(c.id)) problems.push(`tool call id ${JSON.stringify(c.id.slice(0, 140))} is not 1-128 of [A-Za-z0-9_.:-]`);
+    if (!CALL_ID.test(c.id))
+      problems.push(`tool call id ${JSON.stringify(c.id.slice(0, 140))} is not 1-128 of [A-Za-z0-9_.:-]`);
     else if (seen.has(c.id)) problems.push(`tool call id ${c.id} appears twice in one reply`);
     else if (used.has(c.id)) problems.push(`tool call id ${c.id} was already used earlier in this run`);
     seen.add(c.id);

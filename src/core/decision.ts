@@ -6,53 +6,64 @@ export const DecisionWord = sharedSchema('decision.DecisionWord', () => z.enum([
 export type DecisionWord = z.infer<typeof DecisionWord>;
 
 /** Body of `POST /v1/approvals/{id}/decision`. */
-export const DecisionBody = sharedSchema('decision.DecisionBody', () => z
-  .object({
-    /** approve, reject or modify. */
-    decision: DecisionWord,
-    /** The payload digest the reviewer saw; a decision on another payload is refused. */
-    payload_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex payload_sha256 of the request'),
-    /** Why: required to reject, sent back to the model. */
-    reason: z.string().trim().min(1).max(2000).optional(),
-    /** Free-text justification for the audit trail. */
-    note: z.string().max(2000).optional(),
-    /** Replacement args (merged over the requested ones) for modify. */
-    args: z.record(z.string(), z.unknown()).optional(),
-    /** The args digest the reviewer saw (`final_args_sha256`); required once a reviewer modified the args. */
-    args_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex final_args_sha256 of the request').optional(),
-    /** Caller-chosen id so a retried decision is applied once; the server makes one when absent. */
-    decision_id: z.string().min(1).max(128).optional(),
-  })
-  .strict()
-  .superRefine((d, ctx) => {
-    if (d.decision === 'reject' && !d.reason) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
-    if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
-      ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
-    if (d.decision !== 'modify' && d.args) ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
-  }));
+export const DecisionBody = sharedSchema('decision.DecisionBody', () =>
+  z
+    .object({
+      /** approve, reject or modify. */
+      decision: DecisionWord,
+      /** The payload digest the reviewer saw; a decision on another payload is refused. */
+      payload_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-hex payload_sha256 of the request'),
+      /** Why: required to reject, sent back to the model. */
+      reason: z.string().trim().min(1).max(2000).optional(),
+      /** Free-text justification for the audit trail. */
+      note: z.string().max(2000).optional(),
+      /** Replacement args (merged over the requested ones) for modify. */
+      args: z.record(z.string(), z.unknown()).optional(),
+      /** The args digest the reviewer saw (`final_args_sha256`); required once a reviewer modified the args. */
+      args_sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, 'must be the 64-hex final_args_sha256 of the request')
+        .optional(),
+      /** Caller-chosen id so a retried decision is applied once; the server makes one when absent. */
+      decision_id: z.string().min(1).max(128).optional(),
+    })
+    .strict()
+    .superRefine((d, ctx) => {
+      if (d.decision === 'reject' && !d.reason)
+        ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
+      if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
+        ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
+      if (d.decision !== 'modify' && d.args)
+        ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
+    }),
+);
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
 /** A decision as the gate receives it, by signal or update: always with its id and reviewer. */
-export const DecisionMessage = sharedSchema('decision.DecisionMessage', () => z
-  .object({
-    /** The request decided on; a message naming another request is refused. */
-    request_id: z.string().min(1).max(200).optional(),
-    decision_id: z.string().min(1).max(128),
-    reviewer_id: z.string().min(1).max(200),
-    decision: DecisionWord,
-    payload_sha256: z.string(),
-    reason: z.string().max(2000).optional(),
-    note: z.string().max(2000).optional(),
-    args: z.record(z.string(), z.unknown()).optional(),
-    args_sha256: z.string().optional(),
-  })
-  .strict()
-  .superRefine((d, ctx) => {
-    if (d.decision === 'reject' && !d.reason?.trim()) ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
-    if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
-      ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
-    if (d.decision !== 'modify' && d.args) ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
-  }));
+export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
+  z
+    .object({
+      /** The request decided on; a message naming another request is refused. */
+      request_id: z.string().min(1).max(200).optional(),
+      decision_id: z.string().min(1).max(128),
+      reviewer_id: z.string().min(1).max(200),
+      decision: DecisionWord,
+      payload_sha256: z.string(),
+      reason: z.string().max(2000).optional(),
+      note: z.string().max(2000).optional(),
+      args: z.record(z.string(), z.unknown()).optional(),
+      args_sha256: z.string().optional(),
+    })
+    .strict()
+    .superRefine((d, ctx) => {
+      if (d.decision === 'reject' && !d.reason?.trim())
+        ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
+      if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
+        ctx.addIssue({ code: 'custom', path: ['args'], message: 'modify needs the new args' });
+      if (d.decision !== 'modify' && d.args)
+        ctx.addIssue({ code: 'custom', path: ['args'], message: 'args are only for modify' });
+    }),
+);
 export type DecisionMessage = z.infer<typeof DecisionMessage>;
 
 /** What a decision did; returned by the update and remembered per decision id. */

@@ -37,7 +37,14 @@ export function decisionKey(d: { reviewer_id?: unknown; decision_id?: unknown })
 
 /** Digest of what a decision says, to tell a true retry from a reused id. */
 function decisionDigest(d: Partial<DecisionMessage>): string {
-  return digest({ decision: d.decision ?? null, payload_sha256: d.payload_sha256 ?? null, args_sha256: d.args_sha256 ?? null, reason: d.reason ?? null, note: d.note ?? null, args: d.args ?? null });
+  return digest({
+    decision: d.decision ?? null,
+    payload_sha256: d.payload_sha256 ?? null,
+    args_sha256: d.args_sha256 ?? null,
+    reason: d.reason ?? null,
+    note: d.note ?? null,
+    args: d.args ?? null,
+  });
 }
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
@@ -47,11 +54,19 @@ const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
  * by update), or a refusal when the reviewer reused the id for a different decision.
  * Undefined for a new decision.
  */
-export function previousDecision(s: GateState, d: Partial<DecisionMessage>): { result: DecisionResult } | { refusal: Refusal } | undefined {
+export function previousDecision(
+  s: GateState,
+  d: Partial<DecisionMessage>,
+): { result: DecisionResult } | { refusal: Refusal } | undefined {
   const key = decisionKey(d);
   if (!own(s.decisions, key)) return undefined;
   if (s.decision_digests[key] !== decisionDigest(d)) {
-    return { refusal: { type: 'DecisionIdReused', message: `decision_id ${String(d.decision_id)} was already used by ${String(d.reviewer_id)} for another decision; use a new id` } };
+    return {
+      refusal: {
+        type: 'DecisionIdReused',
+        message: `decision_id ${String(d.decision_id)} was already used by ${String(d.reviewer_id)} for another decision; use a new id`,
+      },
+    };
   }
   return { result: s.decisions[key]! };
 }
@@ -69,7 +84,11 @@ export function isInFlight(s: GateState, d: Partial<DecisionMessage>): boolean {
 export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   const parsed = DecisionMessage.safeParse(raw);
   if (!parsed.success) {
-    return { type: 'InvalidInput', message: 'malformed decision', details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+    return {
+      type: 'InvalidInput',
+      message: 'malformed decision',
+      details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    };
   }
   const d = parsed.data;
   if (d.request_id !== undefined && d.request_id !== s.request_id) {
@@ -78,21 +97,33 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   const t = transition(s.status, d.decision as LifecycleEvent);
   if (!t.ok) return t.refusal;
   if (d.payload_sha256 !== s.payload_sha256) {
-    return { type: 'HashMismatch', message: `decision names payload_sha256 ${d.payload_sha256.slice(0, 12)}…, but this request's payload is ${s.payload_sha256.slice(0, 12)}…: reload and review the current payload` };
+    return {
+      type: 'HashMismatch',
+      message: `decision names payload_sha256 ${d.payload_sha256.slice(0, 12)}…, but this request's payload is ${s.payload_sha256.slice(0, 12)}…: reload and review the current payload`,
+    };
   }
   // After a modification, approvals bind to the modified args too, not only to the evidence.
   const argsSeen = d.args_sha256;
   if (argsSeen !== undefined && argsSeen !== s.final_args_sha256) {
-    return { type: 'HashMismatch', message: `decision names args_sha256 ${argsSeen.slice(0, 12)}…, but the args to run are ${s.final_args_sha256.slice(0, 12)}…: reload and review them` };
+    return {
+      type: 'HashMismatch',
+      message: `decision names args_sha256 ${argsSeen.slice(0, 12)}…, but the args to run are ${s.final_args_sha256.slice(0, 12)}…: reload and review them`,
+    };
   }
   if (s.modified_by && d.decision !== 'reject' && argsSeen === undefined) {
-    return { type: 'HashMismatch', message: `${s.modified_by} modified the args; review them and name their args_sha256 (${s.final_args_sha256.slice(0, 12)}…) in your decision` };
+    return {
+      type: 'HashMismatch',
+      message: `${s.modified_by} modified the args; review them and name their args_sha256 (${s.final_args_sha256.slice(0, 12)}…) in your decision`,
+    };
   }
   if (d.reviewer_id === s.payload.agent_id) {
     return { type: 'SelfApproval', message: `${d.reviewer_id} requested this action and cannot decide on it` };
   }
   if (s.votes.some((v) => v.reviewer_id === d.reviewer_id)) {
-    return { type: 'DuplicateReviewer', message: `${d.reviewer_id} already approved this request; ${s.approvals_required} distinct reviewers are needed` };
+    return {
+      type: 'DuplicateReviewer',
+      message: `${d.reviewer_id} already approved this request; ${s.approvals_required} distinct reviewers are needed`,
+    };
   }
   if (s.busy) return { type: 'Busy', message: 'another decision on this request is being applied; retry shortly' };
   return null;
@@ -116,14 +147,24 @@ function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionR
  * validated args (for the external executor they are the request's args with the
  * reviewer's merged over them). Returns the audit events to append.
  */
-export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod?: Modification): { result: DecisionResult; events: AuditSpec[] } {
+export function applyDecision(
+  s: GateState,
+  d: DecisionMessage,
+  now: string,
+  mod?: Modification,
+): { result: DecisionResult; events: AuditSpec[] } {
   const actor = { actor_type: 'human' as const, actor_id: d.reviewer_id };
   const events: AuditSpec[] = [];
   if (d.decision === 'reject') {
     s.status = 'denied';
     s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now };
     s.status_reason = d.reason;
-    events.push({ ...actor, event_type: 'approval.denied', note: d.reason, data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) } });
+    events.push({
+      ...actor,
+      event_type: 'approval.denied',
+      note: d.reason,
+      data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) },
+    });
   } else {
     if (d.decision === 'modify') {
       const m = mod ?? { args: mergeArgs(s.final_args, d.args ?? {}), executed_values: d.args };
@@ -134,15 +175,45 @@ export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod
       s.modified_by = d.reviewer_id;
       s.approvals_required = Math.max(s.approvals_required, m.approvals_required ?? 0);
       s.votes = [];
-      events.push({ ...actor, event_type: 'approval.modified', note: d.note, data: { decision_id: d.decision_id, args: m.args, args_sha256: s.final_args_sha256, approvals_required: s.approvals_required } });
+      events.push({
+        ...actor,
+        event_type: 'approval.modified',
+        note: d.note,
+        data: {
+          decision_id: d.decision_id,
+          args: m.args,
+          args_sha256: s.final_args_sha256,
+          approvals_required: s.approvals_required,
+        },
+      });
     }
-    s.votes.push({ reviewer_id: d.reviewer_id, decision_id: d.decision_id, decision: d.decision, note: d.note, at: now });
+    s.votes.push({
+      reviewer_id: d.reviewer_id,
+      decision_id: d.decision_id,
+      decision: d.decision,
+      note: d.note,
+      at: now,
+    });
     if (s.votes.length >= s.approvals_required) {
       s.status = 'approved';
       s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now };
-      events.push({ ...actor, event_type: 'approval.approved', note: d.note, data: { decision_id: d.decision_id, reviewers: s.votes.map((v) => v.reviewer_id), args_sha256: s.final_args_sha256 } });
+      events.push({
+        ...actor,
+        event_type: 'approval.approved',
+        note: d.note,
+        data: {
+          decision_id: d.decision_id,
+          reviewers: s.votes.map((v) => v.reviewer_id),
+          args_sha256: s.final_args_sha256,
+        },
+      });
     } else {
-      events.push({ ...actor, event_type: 'approval.vote_recorded', note: d.note, data: { decision_id: d.decision_id, approvals: s.votes.length, approvals_required: s.approvals_required } });
+      events.push({
+        ...actor,
+        event_type: 'approval.vote_recorded',
+        note: d.note,
+        data: { decision_id: d.decision_id, approvals: s.votes.length, approvals_required: s.approvals_required },
+      });
     }
   }
   s.updated_at = now;
@@ -150,7 +221,12 @@ export function applyDecision(s: GateState, d: DecisionMessage, now: string, mod
   // defineProperty: a key such as "__proto__" is stored as data, not as a prototype.
   const key = decisionKey(d);
   Object.defineProperty(s.decisions, key, { value: result, enumerable: true, writable: true, configurable: true });
-  Object.defineProperty(s.decision_digests, key, { value: decisionDigest(d), enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(s.decision_digests, key, {
+    value: decisionDigest(d),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return { result, events };
 }
 
@@ -163,7 +239,12 @@ export function mergeArgs(base: Record<string, unknown>, patch: Record<string, u
  * Moves the gate by a system or agent event (expire, cancel, consume, invalidate).
  * Returns a refusal when the event is illegal in the current state.
  */
-export function applyEvent(s: GateState, event: Exclude<LifecycleEvent, 'approve' | 'modify' | 'reject'>, now: string, reason: string): Refusal | null {
+export function applyEvent(
+  s: GateState,
+  event: Exclude<LifecycleEvent, 'approve' | 'modify' | 'reject'>,
+  now: string,
+  reason: string,
+): Refusal | null {
   const t = transition(s.status, event);
   if (!t.ok) return t.refusal;
   s.status = t.to;
@@ -178,8 +259,16 @@ export function refuseConsume(s: GateState, consumerId: string): Refusal | null 
     const t = transition(s.status, 'consume');
     if (!t.ok) return t.refusal;
   }
-  if (s.executor !== 'external') return { type: 'IllegalTransition', message: 'this request is executed by its gate (tool executor); it cannot be consumed from outside' };
-  if (consumerId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may consume this approval` };
+  if (s.executor !== 'external')
+    return {
+      type: 'IllegalTransition',
+      message: 'this request is executed by its gate (tool executor); it cannot be consumed from outside',
+    };
+  if (consumerId !== s.payload.agent_id)
+    return {
+      type: 'NotRequester',
+      message: `only ${s.payload.agent_id}, the requesting agent, may consume this approval`,
+    };
   return null;
 }
 
@@ -187,7 +276,11 @@ export function refuseConsume(s: GateState, consumerId: string): Refusal | null 
 export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
   const t = transition(s.status, 'cancel');
   if (!t.ok) return t.refusal;
-  if (actorType !== 'system' && actorId !== s.payload.agent_id) return { type: 'NotRequester', message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request` };
+  if (actorType !== 'system' && actorId !== s.payload.agent_id)
+    return {
+      type: 'NotRequester',
+      message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request`,
+    };
   return null;
 }
 

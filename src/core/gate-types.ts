@@ -101,4 +101,3 @@ export interface AuditSpec {
   note?: string;
   data?: Record<string, unknown>;
 }
-

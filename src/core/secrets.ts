@@ -1,5 +1,19 @@
 /** Words that name a credential when they appear in a key (`access_token`, `clientSecret`). */
-const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'authorization', 'cvv', 'cvc', 'credential', 'credentials', 'apikey', 'cardnumber']);
+const SECRET_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'secret',
+  'token',
+  'authorization',
+  'cvv',
+  'cvc',
+  'credential',
+  'credentials',
+  'apikey',
+  'cardnumber',
+]);
 /** Adjacent word pairs that name a credential (`api_key`, `card-number`). */
 const SECRET_PAIRS = new Set(['api key', 'private key', 'card number', 'access key', 'secret key', 'card pan']);
 
@@ -26,7 +40,8 @@ export function isSecretKey(key: string): boolean {
 const CARD_LIKE = /\b(?:\d[ -]?){12,18}\d\b/g;
 
 /** Bearer credentials and common key prefixes. */
-const TOKEN_LIKE = /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/-]{8,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/;
+const TOKEN_LIKE =
+  /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/-]{8,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/;
 
 /** Luhn check, so order numbers of 13+ digits are not all mistaken for cards. */
 function luhn(digits: string): boolean {

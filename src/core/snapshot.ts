@@ -10,6 +10,7 @@ export function snapshotIdentityMismatches(snapshot: Snapshot, tool: string, inp
   const out: string[] = [];
   if (snapshot.tool !== tool) out.push(`tool: approved ${snapshot.tool}, about to run ${tool}`);
   const argsSha = digest(input);
-  if (snapshot.args_sha256 !== argsSha) out.push(`args_sha256: approved ${snapshot.args_sha256.slice(0, 12)}…, about to run ${argsSha.slice(0, 12)}…`);
+  if (snapshot.args_sha256 !== argsSha)
+    out.push(`args_sha256: approved ${snapshot.args_sha256.slice(0, 12)}…, about to run ${argsSha.slice(0, 12)}…`);
   return out;
 }

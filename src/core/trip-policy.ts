@@ -35,38 +35,46 @@ export const TRIP_POLICY_VERSION = 'trip-policy/1';
  * budget up to 10^12): out-of-policy values must reach `validateTripDraft`, so a failed
  * validation is recorded and the model is told why; only absurd values are schema errors.
  */
-export const TripDraftContent = sharedSchema('trip-policy.TripDraftContent', () => z
-  .object({
-    /** City or place of the trip. */
-    destination: z.string().trim().min(1).max(80).describe('Destination city, e.g. "Busan"'),
-    /** Length of the trip in days (policy: 1 to 30). */
-    days: z.int().min(0).max(365).describe('Number of days, 1 to 30'),
-    /** Total budget in integer KRW (policy: at most 1,000,000 a day). */
-    budget: z.int().min(0).max(1_000_000_000_000).describe('Total budget in KRW, an integer'),
-  })
-  .strict());
+export const TripDraftContent = sharedSchema('trip-policy.TripDraftContent', () =>
+  z
+    .object({
+      /** City or place of the trip. */
+      destination: z.string().trim().min(1).max(80).describe('Destination city, e.g. "Busan"'),
+      /** Length of the trip in days (policy: 1 to 30). */
+      days: z.int().min(0).max(365).describe('Number of days, 1 to 30'),
+      /** Total budget in integer KRW (policy: at most 1,000,000 a day). */
+      budget: z.int().min(0).max(1_000_000_000_000).describe('Total budget in KRW, an integer'),
+    })
+    .strict(),
+);
 export type TripDraftContent = z.infer<typeof TripDraftContent>;
 
 /** A reviewer's modification: any subset of the draft fields, nothing else. */
-export const TripRevisionPatch = sharedSchema('trip-policy.TripRevisionPatch', () => TripDraftContent.partial().strict());
+export const TripRevisionPatch = sharedSchema('trip-policy.TripRevisionPatch', () =>
+  TripDraftContent.partial().strict(),
+);
 export type TripRevisionPatch = z.infer<typeof TripRevisionPatch>;
 
 /** Args naming an optional draft; the latest draft when absent. */
-export const DraftRefArgs = sharedSchema('trip-policy.DraftRefArgs', () => z
-  .object({ draft_id: z.string().min(1).max(100).optional().describe('Draft id; the latest draft when omitted') })
-  .strict());
+export const DraftRefArgs = sharedSchema('trip-policy.DraftRefArgs', () =>
+  z
+    .object({ draft_id: z.string().min(1).max(100).optional().describe('Draft id; the latest draft when omitted') })
+    .strict(),
+);
 
 /** Final input of `submit_trip_request`, assembled by the adapter from the store, never by the model. */
-export const SubmitTripInput = sharedSchema('trip-policy.SubmitTripInput', () => z
-  .object({
-    session_id: z.string().min(1),
-    draft_id: z.string().min(1),
-    draft_version: z.int().positive(),
-    destination: z.string().min(1),
-    days: z.int(),
-    budget: z.int(),
-  })
-  .strict());
+export const SubmitTripInput = sharedSchema('trip-policy.SubmitTripInput', () =>
+  z
+    .object({
+      session_id: z.string().min(1),
+      draft_id: z.string().min(1),
+      draft_version: z.int().positive(),
+      destination: z.string().min(1),
+      days: z.int(),
+      budget: z.int(),
+    })
+    .strict(),
+);
 export type SubmitTripInput = z.infer<typeof SubmitTripInput>;
 
 /** One problem, addressed by field path, in words a model or reviewer can act on. */
@@ -79,10 +87,15 @@ export interface TripIssue {
 export function validateTripDraft(c: TripDraftContent): { ok: boolean; errors: TripIssue[] } {
   const errors: TripIssue[] = [];
   const { minDays, maxDays, perDayBudgetKrw } = TRIP_LIMITS;
-  if (c.days < minDays || c.days > maxDays) errors.push({ path: 'days', message: `days must be between ${minDays} and ${maxDays} (got ${c.days})` });
-  if (c.budget < 1) errors.push({ path: 'budget', message: `budget must be a positive amount of KRW (got ${c.budget})` });
+  if (c.days < minDays || c.days > maxDays)
+    errors.push({ path: 'days', message: `days must be between ${minDays} and ${maxDays} (got ${c.days})` });
+  if (c.budget < 1)
+    errors.push({ path: 'budget', message: `budget must be a positive amount of KRW (got ${c.budget})` });
   else if (c.days >= 1 && c.budget > c.days * perDayBudgetKrw)
-    errors.push({ path: 'budget', message: `budget ${formatKrw(c.budget)} KRW is over ${formatKrw(perDayBudgetKrw)} KRW a day for ${c.days} day(s) (limit ${formatKrw(c.days * perDayBudgetKrw)} KRW)` });
+    errors.push({
+      path: 'budget',
+      message: `budget ${formatKrw(c.budget)} KRW is over ${formatKrw(perDayBudgetKrw)} KRW a day for ${c.days} day(s) (limit ${formatKrw(c.days * perDayBudgetKrw)} KRW)`,
+    });
   return { ok: errors.length === 0, errors };
 }
 
@@ -112,12 +125,16 @@ export function tripBlockReason(s: TripSessionState, tool: string, draftId?: str
   if (d && draftId !== undefined && draftId !== d.draft_id)
     return `draft_id ${draftId} is not the latest draft of this session; the latest is ${d.draft_id} (version ${d.version}). Omit draft_id to use the latest draft.`;
   // Without any draft, validate is allowed through and fails as a tool error ("no draft").
-  if (!d) return tool === TripTool.Submit ? 'There is no draft to submit. Call draft_trip_request, then validate_trip_request.' : null;
+  if (!d)
+    return tool === TripTool.Submit
+      ? 'There is no draft to submit. Call draft_trip_request, then validate_trip_request.'
+      : null;
   const v = s.latestValidation;
   if (v && !v.ok)
     return `Draft ${d.draft_id} (version ${d.version}) failed validation: ${v.errors.map((e) => e.message).join('; ')}. Only draft_trip_request is permitted now: create a corrected draft.`;
   if (tool === TripTool.Validate) return null;
-  if (!v) return `Draft ${d.draft_id} (version ${d.version}) has not been validated. Call validate_trip_request before submitting.`;
+  if (!v)
+    return `Draft ${d.draft_id} (version ${d.version}) has not been validated. Call validate_trip_request before submitting.`;
   if (s.submissionId)
     return `Draft ${d.draft_id} (version ${d.version}) was already submitted as ${s.submissionId}. Create a new draft to submit another request.`;
   return null;

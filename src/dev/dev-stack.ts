@@ -20,13 +20,18 @@ export interface DevStack {
  * gates survive a restart), registers the search attributes, then the worker and the
  * API. `log` receives the progress lines.
  */
-export async function startDevStack(cfg: GateConfig = loadConfig(), log: (line: string) => void = (l) => console.log(l)): Promise<DevStack> {
+export async function startDevStack(
+  cfg: GateConfig = loadConfig(),
+  log: (line: string) => void = (l) => console.log(l),
+): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
   quietWorkerLogs();
   let server: DevServer | undefined;
   let address = cfg.temporalAddress;
   if (!address) {
-    log(`temporal: starting dev server on 127.0.0.1:${cfg.temporalPort} (state in ${path.join(cfg.dataDir, 'temporal.db')})`);
+    log(
+      `temporal: starting dev server on 127.0.0.1:${cfg.temporalPort} (state in ${path.join(cfg.dataDir, 'temporal.db')})`,
+    );
     server = await startDevServer({
       port: cfg.temporalPort,
       uiPort: cfg.temporalUiPort,
@@ -66,7 +71,11 @@ export async function startDevStack(cfg: GateConfig = loadConfig(), log: (line: 
 function quietWorkerLogs(): void {
   const level = (process.env.GATE_LOG_LEVEL ?? 'warn').toUpperCase();
   try {
-    Runtime.install({ logger: new DefaultLogger(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? (level as 'WARN') : 'WARN') });
+    Runtime.install({
+      logger: new DefaultLogger(
+        ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? (level as 'WARN') : 'WARN',
+      ),
+    });
   } catch {
     /* a runtime exists already (tests); keep it */
   }
@@ -79,7 +88,15 @@ function quietWorkerLogs(): void {
 export async function runDev(opts: { json?: boolean } = {}): Promise<void> {
   const stack = await startDevStack(loadConfig(), opts.json ? (l) => console.error(l) : undefined);
   if (opts.json) {
-    console.log(JSON.stringify({ status: 'ready', api_url: stack.apiUrl, reviewer_page: `${stack.apiUrl}/`, ui_url: stack.uiUrl ?? null, temporal_address: stack.temporalAddress }));
+    console.log(
+      JSON.stringify({
+        status: 'ready',
+        api_url: stack.apiUrl,
+        reviewer_page: `${stack.apiUrl}/`,
+        ui_url: stack.uiUrl ?? null,
+        temporal_address: stack.temporalAddress,
+      }),
+    );
   } else {
     console.log(`API:             ${stack.apiUrl}`);
     console.log(`Reviewer page:   ${stack.apiUrl}/`);

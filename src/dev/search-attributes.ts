@@ -13,7 +13,9 @@ export async function ensureSearchAttributes(address: string, namespace: string)
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
     const missing = Object.values(SEARCH_ATTRIBUTE_NAMES).filter((n) => !have.has(n));
     if (missing.length > 0) {
-      const searchAttributes = Object.fromEntries(missing.map((n) => [n, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]));
+      const searchAttributes = Object.fromEntries(
+        missing.map((n) => [n, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      );
       await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
     }
     return missing;

@@ -5,7 +5,12 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
 
 /** The repository root (where package.json and scripts/ live). */
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
+export const PROJECT_ROOT = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..',
+);
 
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -36,7 +41,9 @@ export function ensureTemporalCli(): string {
   if (found) return found;
   const r = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-temporal.sh')], { stdio: 'inherit' });
   if (r.status === 0 && fs.existsSync(local)) return local;
-  throw new Error('The Temporal CLI is missing and could not be installed. Run `npm run setup`, or set TEMPORAL_CLI_PATH to a `temporal` binary.');
+  throw new Error(
+    'The Temporal CLI is missing and could not be installed. Run `npm run setup`, or set TEMPORAL_CLI_PATH to a `temporal` binary.',
+  );
 }
 
 export interface DevServerOptions {
@@ -97,7 +104,12 @@ export async function startDevServer(o: DevServerOptions): Promise<DevServer> {
   const out = o.logFile ? fs.openSync(o.logFile, 'a') : 'inherit';
   const child = spawn(cli, devServerArgs(o), { stdio: ['ignore', out, out] });
   let exited = false;
-  const exitP = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const exitP = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const address = `127.0.0.1:${o.port}`;
   try {
     await waitForTemporal(address, 60_000, () => exited);

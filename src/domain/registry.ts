@@ -15,7 +15,10 @@ export interface DomainRegistry {
 
 /** A domain name nobody registered: a configuration or request error, never retried into success. */
 export class UnknownDomainError extends Error {
-  constructor(readonly domain: string, registered: string[]) {
+  constructor(
+    readonly domain: string,
+    registered: string[],
+  ) {
     super(`unknown domain "${domain}"; registered domains: ${registered.join(', ') || '(none)'}`);
     this.name = new.target.name;
   }
@@ -34,14 +37,16 @@ export function createDomainRegistry(adapters: DomainAdapter[]): DomainRegistry 
     domains[adapter.name] = adapter;
     const byName: Record<string, DomainTool> = Object.create(null);
     for (const tool of adapter.tools) {
-      if (Object.hasOwn(byName, tool.name)) throw new Error(`domain "${adapter.name}" has two tools named "${tool.name}"`);
+      if (Object.hasOwn(byName, tool.name))
+        throw new Error(`domain "${adapter.name}" has two tools named "${tool.name}"`);
       byName[tool.name] = tool;
     }
     tools[adapter.name] = byName;
   }
   const names = (): string[] => Object.keys(domains);
   const get = (domain: string): DomainAdapter => {
-    if (typeof domain !== 'string' || !Object.hasOwn(domains, domain)) throw new UnknownDomainError(String(domain), names());
+    if (typeof domain !== 'string' || !Object.hasOwn(domains, domain))
+      throw new UnknownDomainError(String(domain), names());
     return domains[domain]!;
   };
   return {

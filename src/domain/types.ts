@@ -91,7 +91,12 @@ export interface DomainAdapter {
   /** Does the approved snapshot still match the store? Called right before execution. */
   recheck(sessionId: string, tool: string, input: Record<string, unknown>, snapshot: Snapshot): Promise<RecheckResult>;
   /** Validates a reviewer's modification through schema, domain validation and policy. */
-  revise(sessionId: string, tool: string, input: Record<string, unknown>, patch: Record<string, unknown>): Promise<RevisionResult>;
+  revise(
+    sessionId: string,
+    tool: string,
+    input: Record<string, unknown>,
+    patch: Record<string, unknown>,
+  ): Promise<RevisionResult>;
   /**
    * Runs the tool. Must be idempotent by `idempotencyKey`: a second call with the same
    * key returns the first call's output and has no second effect. Throws on failure.

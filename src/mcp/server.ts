@@ -2,14 +2,24 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UsageError } from '../cli/errors';
 import { defaultApiUrl, GateHttpClient } from '../cli/http';
-import { checkApprovalStatus, CheckStatusInput, requestActionApproval, RequestApprovalInput, toolError, toolResult } from './tools';
+import {
+  checkApprovalStatus,
+  CheckStatusInput,
+  requestActionApproval,
+  RequestApprovalInput,
+  toolError,
+  toolResult,
+} from './tools';
 
 /** Makes the API client for one tool call; throws when no agent key is configured. */
 export type ClientFactory = () => GateHttpClient;
 
 /** GATE_API_URL (or GATE_PORT) and the agent key in GATE_API_KEY, read at each call. */
 export function envClient(env: NodeJS.ProcessEnv = process.env): GateHttpClient {
-  if (!env.GATE_API_KEY) throw new UsageError('GATE_API_KEY is not set: the MCP server needs an agent key (gate keys create --kind agent --id NAME)');
+  if (!env.GATE_API_KEY)
+    throw new UsageError(
+      'GATE_API_KEY is not set: the MCP server needs an agent key (gate keys create --kind agent --id NAME)',
+    );
   return new GateHttpClient({ baseUrl: defaultApiUrl(env), key: env.GATE_API_KEY });
 }
 

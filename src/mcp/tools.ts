@@ -16,19 +16,32 @@ export const RequestApprovalInput = {
   /** One line a reviewer scans. */
   summary: EvidenceFields.shape.summary.describe('one line (at most 120 characters) saying what will happen'),
   /** Exact input the executor will run. */
-  args: z.record(z.string(), z.unknown()).describe('the exact arguments the action will run with; never include secrets'),
-  blast_radius: BlastRadius.optional().describe('concrete impact as integers, e.g. { "amount_cents": 5000, "rows": 120 }'),
-  correlation_id: z.string().min(1).max(200).optional().describe('trace id linking this request to your run; generated when absent'),
+  args: z
+    .record(z.string(), z.unknown())
+    .describe('the exact arguments the action will run with; never include secrets'),
+  blast_radius: BlastRadius.optional().describe(
+    'concrete impact as integers, e.g. { "amount_cents": 5000, "rows": 120 }',
+  ),
+  correlation_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('trace id linking this request to your run; generated when absent'),
   trigger_event_id: z
     .string()
     .min(1)
     .max(200)
     .optional()
-    .describe('id of the inbound event that caused this action; with the same action and target it makes retries return the same request'),
+    .describe(
+      'id of the inbound event that caused this action; with the same action and target it makes retries return the same request',
+    ),
   ttl_seconds: CreateApprovalBody.shape.ttl_seconds.describe('seconds a reviewer has to decide; default 3600'),
   approvals_required: z.int().min(1).max(10).optional().describe('distinct reviewers needed; default 1'),
 };
-export type RequestApprovalInput = { [K in keyof typeof RequestApprovalInput]: z.infer<(typeof RequestApprovalInput)[K]> };
+export type RequestApprovalInput = {
+  [K in keyof typeof RequestApprovalInput]: z.infer<(typeof RequestApprovalInput)[K]>;
+};
 
 /** Input of `check_approval_status`. */
 export const CheckStatusInput = {
@@ -62,7 +75,13 @@ export async function requestActionApproval(client: GateHttpClient, input: Reque
   const created = await client.createApproval(body);
   const id = text(created, 'request_id');
   const status = text(created, 'status');
-  return { approval_id: id, status, payload_sha256: text(created, 'payload_sha256'), expires_at: text(created, 'expires_at'), next_step: nextStep(status, id) };
+  return {
+    approval_id: id,
+    status,
+    payload_sha256: text(created, 'payload_sha256'),
+    expires_at: text(created, 'expires_at'),
+    next_step: nextStep(status, id),
+  };
 }
 
 /** Reads one approval (never consumes it) and says what the agent should do next. */
@@ -70,7 +89,12 @@ export async function checkApprovalStatus(client: GateHttpClient, approvalId: st
   const a = await client.getApproval(approvalId);
   const status = text(a, 'status');
   const decision = (a.decision ?? {}) as Json;
-  const reason = typeof decision.reason === 'string' ? decision.reason : typeof a.status_reason === 'string' ? a.status_reason : undefined;
+  const reason =
+    typeof decision.reason === 'string'
+      ? decision.reason
+      : typeof a.status_reason === 'string'
+        ? a.status_reason
+        : undefined;
   const out: Json = {
     approval_id: approvalId,
     status,

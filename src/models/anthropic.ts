@@ -42,7 +42,7 @@ export function toAnthropicRequest(
 
   let callOrder = new Map<string, number>();
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
+    const m = messages[i]!;
     if (m.role === 'system') continue;
     if (m.role === 'user') {
       if (m.content !== '') push('user', [{ type: 'text', text: m.content }]);
@@ -54,7 +54,7 @@ export function toAnthropicRequest(
       push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no content)' }]);
     } else {
       const run: ToolMessage[] = [];
-      for (; i < messages.length && messages[i].role === 'tool'; i++) run.push(messages[i] as ToolMessage);
+      for (; i < messages.length && messages[i]?.role === 'tool'; i++) run.push(messages[i] as ToolMessage);
       i--;
       const rank = (r: ToolMessage): number => callOrder.get(r.tool_call_id) ?? Number.MAX_SAFE_INTEGER;
       push('user', [...run].sort((a, b) => rank(a) - rank(b)).map(toolResultBlock));
@@ -64,7 +64,8 @@ export function toAnthropicRequest(
   const body: Record<string, unknown> = { model, max_tokens: options.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS };
   if (system.length > 0) body.system = system.join('\n\n');
   body.messages = out;
-  if (tools.length > 0) body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (tools.length > 0)
+    body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
   return body;
 }
 
@@ -88,7 +89,10 @@ export function fromAnthropicResponse(json: unknown): AssistantMessage {
     if (block.type === 'text' && typeof block.text === 'string') text.push(block.text);
     if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
       const input = block.input;
-      const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { _raw: JSON.stringify(input) ?? '' };
+      const args =
+        input !== null && typeof input === 'object' && !Array.isArray(input)
+          ? (input as Record<string, unknown>)
+          : { _raw: JSON.stringify(input) ?? '' };
       calls.push({ id: block.id, name: block.name, args });
     }
   }
@@ -98,7 +102,12 @@ export function fromAnthropicResponse(json: unknown): AssistantMessage {
 }
 
 /** An Anthropic Messages API model over `fetch`. */
-export function createAnthropicModel(config: { model: string; apiKey: string; baseUrl: string; max_tokens?: number }): Model {
+export function createAnthropicModel(config: {
+  model: string;
+  apiKey: string;
+  baseUrl: string;
+  max_tokens?: number;
+}): Model {
   const url = joinUrl(config.baseUrl, 'v1/messages');
   return {
     async next({ messages, tools }: ModelInput): Promise<AssistantMessage> {

@@ -11,7 +11,12 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  * 429, 5xx, network errors, timeouts and a body that is not JSON. Never puts request
  * headers (the API key) into an error.
  */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<unknown> {
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(url, {

@@ -20,8 +20,14 @@ export function createModel(spec: ModelSpec, env: Record<string, string | undefi
   if (spec.kind === 'scripted') return createScriptedModel(spec);
   const vars = PROVIDER_ENV[spec.kind];
   const apiKey = env[vars.key]?.trim();
-  if (!apiKey) throw new ModelError(`${vars.key} is not set: a model of kind "${spec.kind}" needs it (or use kind "scripted")`);
-  const config = { model: spec.model, apiKey, baseUrl: env[vars.baseUrl]?.trim() || vars.defaultBaseUrl, max_tokens: spec.max_tokens };
+  if (!apiKey)
+    throw new ModelError(`${vars.key} is not set: a model of kind "${spec.kind}" needs it (or use kind "scripted")`);
+  const config = {
+    model: spec.model,
+    apiKey,
+    baseUrl: env[vars.baseUrl]?.trim() || vars.defaultBaseUrl,
+    max_tokens: spec.max_tokens,
+  };
   return spec.kind === 'openai' ? createOpenAIModel(config) : createAnthropicModel(config);
 }
 

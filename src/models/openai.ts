@@ -16,7 +16,12 @@ const OpenAIResponse = z.object({
           content: z.string().nullish(),
           refusal: z.string().nullish(),
           tool_calls: z
-            .array(z.object({ id: z.string().min(1), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
+            .array(
+              z.object({
+                id: z.string().min(1),
+                function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+              }),
+            )
             .nullish(),
         }),
       }),
@@ -33,11 +38,19 @@ export interface OpenAIOptions {
  * The Chat Completions request body for a conversation: tool results become
  * `role: "tool"` messages with `tool_call_id`, args become JSON-string `arguments`.
  */
-export function toOpenAIRequest(model: string, messages: readonly Message[], tools: readonly ToolSpec[], options: OpenAIOptions = {}): Record<string, unknown> {
+export function toOpenAIRequest(
+  model: string,
+  messages: readonly Message[],
+  tools: readonly ToolSpec[],
+  options: OpenAIOptions = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = { model, messages: messages.map(toOpenAIMessage) };
   // An empty `tools` array is refused by the API, so leave the key out.
   if (tools.length > 0) {
-    body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    body.tools = tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
   }
   if (options.max_tokens !== undefined) body.max_tokens = options.max_tokens;
   return body;
@@ -55,7 +68,11 @@ function toOpenAIMessage(m: Message): Record<string, unknown> {
       return {
         role: 'assistant',
         content: m.content === '' ? null : m.content,
-        tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+        tool_calls: m.tool_calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        })),
       };
     }
   }
@@ -70,10 +87,14 @@ function toOpenAIMessage(m: Message): Record<string, unknown> {
 export function fromOpenAIResponse(json: unknown): AssistantMessage {
   const parsed = OpenAIResponse.safeParse(json);
   if (!parsed.success) throw new ModelError(`unexpected Chat Completions response: ${z.prettifyError(parsed.error)}`);
-  const { content, refusal, tool_calls } = parsed.data.choices[0].message;
+  const { content, refusal, tool_calls } = parsed.data.choices[0]!.message;
   const message: AssistantMessage = { role: 'assistant', content: content ?? refusal ?? '' };
   if (tool_calls?.length) {
-    message.tool_calls = tool_calls.map((c): ToolCall => ({ id: c.id, name: c.function.name, args: parseArguments(c.function.arguments) }));
+    message.tool_calls = tool_calls.map((c): ToolCall => ({
+      id: c.id,
+      name: c.function.name,
+      args: parseArguments(c.function.arguments),
+    }));
   }
   return message;
 }
@@ -91,7 +112,12 @@ export function parseArguments(text: string | null | undefined): Record<string, 
 }
 
 /** An OpenAI-compatible Chat Completions model over `fetch`. */
-export function createOpenAIModel(config: { model: string; apiKey: string; baseUrl: string; max_tokens?: number }): Model {
+export function createOpenAIModel(config: {
+  model: string;
+  apiKey: string;
+  baseUrl: string;
+  max_tokens?: number;
+}): Model {
   const url = joinUrl(config.baseUrl, 'chat/completions');
   return {
     async next({ messages, tools }: ModelInput): Promise<AssistantMessage> {

@@ -20,7 +20,11 @@ export function createScriptedModel(spec: ScriptedModelSpec): Model {
       }
       const message: AssistantMessage = { role: 'assistant', content: renderTemplate(turn.content ?? '', messages) };
       if (turn.tool_calls?.length) {
-        message.tool_calls = turn.tool_calls.map((c) => ({ id: c.id, name: c.name, args: JSON.parse(JSON.stringify(c.args ?? {})) }));
+        message.tool_calls = turn.tool_calls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          args: JSON.parse(JSON.stringify(c.args ?? {})),
+        }));
       }
       return message;
     },
@@ -51,7 +55,7 @@ export function renderTemplate(text: string, messages: readonly Message[]): stri
 /** 500000 → "500,000"; strings as they are; anything else as JSON. */
 export function formatValue(v: unknown): string {
   if (typeof v === 'number' && Number.isFinite(v)) {
-    const [int, frac] = String(Math.abs(v)).split('.');
+    const [int = '', frac] = String(Math.abs(v)).split('.');
     const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
     return `${v < 0 ? '-' : ''}${grouped}${frac ? `.${frac}` : ''}`;
   }

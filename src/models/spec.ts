@@ -37,7 +37,12 @@ export const ScriptedModelSpec = z
     const seen = new Set<string>();
     spec.turns.forEach((turn, t) =>
       turn.tool_calls?.forEach((call, c) => {
-        if (seen.has(call.id)) ctx.addIssue({ code: 'custom', path: ['turns', t, 'tool_calls', c, 'id'], message: `duplicate tool call id "${call.id}"` });
+        if (seen.has(call.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['turns', t, 'tool_calls', c, 'id'],
+            message: `duplicate tool call id "${call.id}"`,
+          });
         seen.add(call.id);
       }),
     );
@@ -87,6 +92,9 @@ export interface Model {
 
 /** A ToolSpec from a zod args schema, as JSON Schema without the `$schema` key providers do not need. */
 export function toolSpecFromZod(name: string, description: string, args: z.ZodType): ToolSpec {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(args, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return { name, description, parameters };
 }

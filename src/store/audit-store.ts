@@ -48,13 +48,30 @@ export class AuditStore {
     await this.db.run(
       `INSERT INTO audit_events (event_id, request_id, seq, event_type, actor_type, actor_id, payload_sha256, note, timestamp, data, prev_hash, hash, recorded_at)
        VALUES ${rows} ON CONFLICT (event_id) DO NOTHING`,
-      events.flatMap((e) => [e.event_id, e.request_id, e.seq, e.event_type, e.actor_type, e.actor_id, e.payload_sha256, e.note, e.timestamp, JSON.stringify(e.data), e.prev_hash, e.hash, recordedAt]),
+      events.flatMap((e) => [
+        e.event_id,
+        e.request_id,
+        e.seq,
+        e.event_type,
+        e.actor_type,
+        e.actor_id,
+        e.payload_sha256,
+        e.note,
+        e.timestamp,
+        JSON.stringify(e.data),
+        e.prev_hash,
+        e.hash,
+        recordedAt,
+      ]),
     );
   }
 
   /** A request's (or run's) trail in chain order. */
   async list(requestId: string): Promise<AuditEvent[]> {
-    const rows = await this.db.query<Record<string, unknown>>(`SELECT * FROM audit_events WHERE request_id = ? ORDER BY seq`, [requestId]);
+    const rows = await this.db.query<Record<string, unknown>>(
+      `SELECT * FROM audit_events WHERE request_id = ? ORDER BY seq`,
+      [requestId],
+    );
     return rows.map((r) => ({
       event_id: String(r.event_id),
       seq: Number(r.seq),

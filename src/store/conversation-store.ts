@@ -45,7 +45,10 @@ export class ConversationStore {
 
   /** The saved conversation, or undefined when there is none. */
   async load(runId: string, execution: number): Promise<StoredConversation | undefined> {
-    const rows = await this.db.query<{ messages: string; sha256: string }>(`SELECT messages, sha256 FROM run_conversations WHERE run_id = ? AND execution = ?`, [runId, execution]);
+    const rows = await this.db.query<{ messages: string; sha256: string }>(
+      `SELECT messages, sha256 FROM run_conversations WHERE run_id = ? AND execution = ?`,
+      [runId, execution],
+    );
     return rows[0] ? { messages: String(rows[0].messages), sha256: String(rows[0].sha256) } : undefined;
   }
 }

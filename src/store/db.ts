@@ -19,7 +19,9 @@ export interface Db {
 
 /** Opens PostgreSQL when `databaseUrl` is set, otherwise SQLite at `sqliteFile`. */
 export function openDb(opts: { databaseUrl?: string; sqliteFile: string }): Db {
-  return opts.databaseUrl ? new PostgresDb(new Pool({ connectionString: opts.databaseUrl, max: 5 })) : openSqlite(opts.sqliteFile);
+  return opts.databaseUrl
+    ? new PostgresDb(new Pool({ connectionString: opts.databaseUrl, max: 5 }))
+    : openSqlite(opts.sqliteFile);
 }
 
 export function openSqlite(file: string): Db {
@@ -36,7 +38,10 @@ class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   /** Serialises transactions: one connection, and async code inside them. */
   private lock: Promise<unknown> = Promise.resolve();
-  constructor(private readonly db: Database.Database, private readonly inTx = false) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly inTx = false,
+  ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     if (!this.inTx) await this.lock;
@@ -45,7 +50,9 @@ class SqliteDb implements Db {
   async run(sql: string, params: unknown[] = []): Promise<{ changes: number }> {
     if (!this.inTx) await this.lock;
     const stmt = this.db.prepare(sql);
-    return { changes: stmt.reader ? stmt.all(...params.map(sqliteValue)).length : stmt.run(...params.map(sqliteValue)).changes };
+    return {
+      changes: stmt.reader ? stmt.all(...params.map(sqliteValue)).length : stmt.run(...params.map(sqliteValue)).changes,
+    };
   }
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     if (this.inTx) return fn(this);
@@ -91,7 +98,10 @@ type Queryable = Pool | PoolClient;
 
 class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
-  constructor(private readonly pool: Queryable, private readonly owned = true) {}
+  constructor(
+    private readonly pool: Queryable,
+    private readonly owned = true,
+  ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     const r = await this.pool.query(numberPlaceholders(sql), params.map(pgValue));

@@ -23,7 +23,10 @@ export interface KeyInfo extends Principal {
 
 /** Thrown by `create` when the id already has a key of that kind. */
 export class KeyExistsError extends Error {
-  constructor(readonly kind: KeyKind, readonly id: string) {
+  constructor(
+    readonly kind: KeyKind,
+    readonly id: string,
+  ) {
     super(`a ${kind} key with id "${id}" already exists`);
     this.name = new.target.name;
   }
@@ -63,8 +66,12 @@ export class KeyStore {
    * (kind, id), and Error for an unknown kind or an id that is not 1-200 of [A-Za-z0-9._@:-].
    */
   async create(kind: KeyKind, id: string): Promise<CreatedKey> {
-    if (kind !== 'agent' && kind !== 'reviewer') throw new Error(`key kind must be agent or reviewer, not "${String(kind)}"`);
-    if (!ID_SHAPE.test(id)) throw new Error(`key id "${id}" must be 1-200 characters of letters, digits and . _ @ : -, starting with a letter or digit`);
+    if (kind !== 'agent' && kind !== 'reviewer')
+      throw new Error(`key kind must be agent or reviewer, not "${String(kind)}"`);
+    if (!ID_SHAPE.test(id))
+      throw new Error(
+        `key id "${id}" must be 1-200 characters of letters, digits and . _ @ : -, starting with a letter or digit`,
+      );
     const key = `gk_${kind}_${randomBytes(32).toString('base64url')}`;
     const r = await this.db.run(
       `INSERT INTO api_keys (kind, id, key_sha256, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING`,
@@ -81,7 +88,10 @@ export class KeyStore {
    */
   async authenticate(key: string): Promise<Principal | null> {
     if (typeof key !== 'string' || !KEY_SHAPE.test(key)) return null;
-    const rows = await this.db.query<{ id: string; kind: KeyKind }>(`SELECT id, kind FROM api_keys WHERE key_sha256 = ?`, [keyHash(key)]);
+    const rows = await this.db.query<{ id: string; kind: KeyKind }>(
+      `SELECT id, kind FROM api_keys WHERE key_sha256 = ?`,
+      [keyHash(key)],
+    );
     const row = rows[0];
     return row ? { id: String(row.id), kind: row.kind } : null;
   }

@@ -32,8 +32,11 @@ const MIN_SECRET_BYTES = 24;
  */
 export function webhookSigner(secret: string): Webhook {
   const b64 = typeof secret === 'string' && secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : undefined;
-  const problem = new TypeError(`webhook secret must be "${PREFIX}" followed by the base64 of at least ${MIN_SECRET_BYTES} random bytes (see generateWebhookSecret)`);
-  if (!b64 || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || Buffer.from(b64, 'base64').length < MIN_SECRET_BYTES) throw problem;
+  const problem = new TypeError(
+    `webhook secret must be "${PREFIX}" followed by the base64 of at least ${MIN_SECRET_BYTES} random bytes (see generateWebhookSecret)`,
+  );
+  if (!b64 || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || Buffer.from(b64, 'base64').length < MIN_SECRET_BYTES)
+    throw problem;
   try {
     return new Webhook(secret);
   } catch {
@@ -52,7 +55,10 @@ export function generateWebhookSecret(): string {
  * deduplicate on (keep it across retries); `timestamp` defaults to now, so each retry
  * carries a fresh `webhook-timestamp`. Throws a TypeError for a malformed secret.
  */
-export function signWebhook(secret: string | Webhook, msg: { id: string; body: unknown; timestamp?: Date }): SignedWebhook {
+export function signWebhook(
+  secret: string | Webhook,
+  msg: { id: string; body: unknown; timestamp?: Date },
+): SignedWebhook {
   const signer = typeof secret === 'string' ? webhookSigner(secret) : secret;
   const body = JSON.stringify(msg.body);
   if (body === undefined) throw new TypeError('webhook body has no JSON form');

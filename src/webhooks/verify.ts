@@ -39,7 +39,10 @@ function header(headers: Record<string, HeaderValue>, name: string): string | un
     if (key.toLowerCase() !== name || value === undefined) continue;
     values.push(...(Array.isArray(value) ? value : [value]));
   }
-  const joined = values.map((v) => v.trim()).filter(Boolean).join(' ');
+  const joined = values
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .join(' ');
   return joined === '' ? undefined : joined;
 }
 
@@ -67,23 +70,30 @@ export function verifyWebhook(
   opts: VerifyWebhookOptions = {},
 ): WebhookEvent {
   const tolerance = opts.toleranceSeconds ?? 300;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError('toleranceSeconds must be a non-negative number');
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError('toleranceSeconds must be a non-negative number');
   const signer = webhookSigner(secret);
 
   const id = header(headers, 'webhook-id');
   const stamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  const missing = [!id && 'webhook-id', !stamp && 'webhook-timestamp', !signatures && 'webhook-signature'].filter(Boolean);
+  const missing = [!id && 'webhook-id', !stamp && 'webhook-timestamp', !signatures && 'webhook-signature'].filter(
+    Boolean,
+  );
   if (!id || !stamp || !signatures) throw new WebhookVerificationError(`missing header ${missing.join(', ')}`);
 
   if (!/^\d{1,12}$/.test(stamp)) throw new WebhookVerificationError('webhook-timestamp is not integer unix seconds');
   const sentAt = Number(stamp);
   const nowSeconds = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   if (nowSeconds - sentAt > tolerance) {
-    throw new WebhookVerificationError(`stale delivery: webhook-timestamp is ${nowSeconds - sentAt}s old, tolerance is ${tolerance}s`);
+    throw new WebhookVerificationError(
+      `stale delivery: webhook-timestamp is ${nowSeconds - sentAt}s old, tolerance is ${tolerance}s`,
+    );
   }
   if (sentAt - nowSeconds > tolerance) {
-    throw new WebhookVerificationError(`webhook-timestamp is ${sentAt - nowSeconds}s in the future, tolerance is ${tolerance}s`);
+    throw new WebhookVerificationError(
+      `webhook-timestamp is ${sentAt - nowSeconds}s in the future, tolerance is ${tolerance}s`,
+    );
   }
 
   // `v1,<base64>`; several space-separated signatures are allowed (secret rotation).
@@ -98,12 +108,19 @@ export function verifyWebhook(
   } catch (err) {
     throw new WebhookVerificationError('signed body is not JSON', { cause: err });
   }
-  if (!isEvent(body)) throw new WebhookVerificationError('signed body is not an approval-gate event ({ type, timestamp, data })');
+  if (!isEvent(body))
+    throw new WebhookVerificationError('signed body is not an approval-gate event ({ type, timestamp, data })');
   return body;
 }
 
 function isEvent(v: unknown): v is WebhookEvent {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
-  return typeof o.type === 'string' && typeof o.timestamp === 'string' && typeof o.data === 'object' && o.data !== null && !Array.isArray(o.data);
+  return (
+    typeof o.type === 'string' &&
+    typeof o.timestamp === 'string' &&
+    typeof o.data === 'object' &&
+    o.data !== null &&
+    !Array.isArray(o.data)
+  );
 }

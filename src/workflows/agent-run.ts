@@ -32,10 +32,18 @@ import {
 
 const model = proxyActivities<RunActivities>({
   startToCloseTimeout: '2m',
-  retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelExhausted', 'ModelError'] },
+  retry: {
+    initialInterval: '2s',
+    maximumInterval: '30s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['ModelExhausted', 'ModelError'],
+  },
 });
 // Store reads ride out an outage of several minutes before the run gives up.
-const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 } });
+const adapter = proxyActivities<RunActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 },
+});
 
 /** Refused signals a run records one by one; past it they are only counted (`refusals_unrecorded`). */
 const MAX_RECORDED_REFUSALS = 100;
@@ -74,11 +82,19 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   const setStatus = (status: RunStatus): void => {
     view.status = status;
     upsertSearchAttributes([{ key: GATE_RUN_STATUS, value: status }]);
-    setCurrentDetails(`**${status}** · ${input.domain} · ${input.goal}` + (view.error ? `\n\nerror: ${view.error}` : ''));
+    setCurrentDetails(
+      `**${status}** · ${input.domain} · ${input.goal}` + (view.error ? `\n\nerror: ${view.error}` : ''),
+    );
   };
   const refreshWaiting = (): void => {
     if (view.status !== 'running' && !view.status.startsWith('waiting')) return;
-    setStatus(view.pending_interactions.length > 0 ? 'waiting_interaction' : view.pending_approvals.length > 0 ? 'waiting_approval' : 'running');
+    setStatus(
+      view.pending_interactions.length > 0
+        ? 'waiting_interaction'
+        : view.pending_approvals.length > 0
+          ? 'waiting_approval'
+          : 'running',
+    );
   };
 
   setHandler(getRunQuery, () => view);
@@ -87,13 +103,22 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   let refusalsRecorded = 0;
   setHandler(argsFinalizedSignal, (a) => {
     // Only this run's own pending gate may rewrite its call; anything else is refused visibly.
-    const pending = a && typeof a === 'object' ? view.pending_approvals.find((p) => p.call_id === a.call_id && p.request_id === a.request_id) : undefined;
+    const pending =
+      a && typeof a === 'object'
+        ? view.pending_approvals.find((p) => p.call_id === a.call_id && p.request_id === a.request_id)
+        : undefined;
     if (!pending || a.args === null || typeof a.args !== 'object' || Array.isArray(a.args)) {
       if (capRefusals && ++refusalsRecorded > MAX_RECORDED_REFUSALS) {
         view.refusals_unrecorded = (view.refusals_unrecorded ?? 0) + 1;
         return;
       }
-      trail.append({ event_type: 'signal.refused', actor_type: 'system', actor_id: 'approval-gate', note: 'argsFinalized for no pending gate of this run', data: { call_id: String(a?.call_id ?? ''), request_id: String(a?.request_id ?? '') } });
+      trail.append({
+        event_type: 'signal.refused',
+        actor_type: 'system',
+        actor_id: 'approval-gate',
+        note: 'argsFinalized for no pending gate of this run',
+        data: { call_id: String(a?.call_id ?? ''), request_id: String(a?.request_id ?? '') },
+      });
       return;
     }
     // Modify: the recorded assistant message shows the args that will execute, before the tool runs.
@@ -108,11 +133,18 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     {
       validator: (id: string, response: InteractionResponse): void => {
         const pending = view.pending_interactions.find((p) => p.id === id);
-        if (!pending || answers.has(id)) throw refusalFailure({ type: 'UnknownInteraction', message: `no pending interaction ${String(id)}` });
+        if (!pending || answers.has(id))
+          throw refusalFailure({ type: 'UnknownInteraction', message: `no pending interaction ${String(id)}` });
         const parsed = InteractionResponse.safeParse(response);
-        if (!parsed.success) throw refusalFailure({ type: 'InvalidResponse', message: 'malformed interaction response', details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+        if (!parsed.success)
+          throw refusalFailure({
+            type: 'InvalidResponse',
+            message: 'malformed interaction response',
+            details: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+          });
         const problems = checkInteractionResponse(pending, parsed.data);
-        if (problems.length > 0) throw refusalFailure({ type: 'InvalidResponse', message: problems.join('; '), details: problems });
+        if (problems.length > 0)
+          throw refusalFailure({ type: 'InvalidResponse', message: problems.join('; '), details: problems });
       },
     },
   );
@@ -120,7 +152,14 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   upsertSearchAttributes([{ key: GATE_AGENT, value: input.agent_id }]);
   setStatus('running');
   // A continued run is the same run: its trail goes on from the carried head (`run.continued`).
-  if (!carried) trail.append({ event_type: 'run.started', actor_type: 'agent', actor_id: input.agent_id, note: input.goal, data: { domain: input.domain, model: input.model.kind } });
+  if (!carried)
+    trail.append({
+      event_type: 'run.started',
+      actor_type: 'agent',
+      actor_id: input.agent_id,
+      note: input.goal,
+      data: { domain: input.domain, model: input.model.kind },
+    });
 
   const ctx: CallContext = {
     input,
@@ -141,17 +180,36 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   try {
     if (carried) view.messages = await restoreConversation(carried.conversation);
     for (let turn = firstTurn; ; turn++) {
-      if (turn >= input.max_turns) throw ApplicationFailure.create({ type: 'TurnLimit', message: `no final answer after ${input.max_turns} model calls`, nonRetryable: true });
+      if (turn >= input.max_turns)
+        throw ApplicationFailure.create({
+          type: 'TurnLimit',
+          message: `no final answer after ${input.max_turns} model calls`,
+          nonRetryable: true,
+        });
       const problems = validateConversation(view.messages);
-      if (problems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `conversation is broken: ${problems.join('; ')}`, nonRetryable: true });
+      if (problems.length > 0)
+        throw ApplicationFailure.create({
+          type: 'BrokenConversation',
+          message: `conversation is broken: ${problems.join('; ')}`,
+          nonRetryable: true,
+        });
       // Turn boundary: the barrier appended the whole last batch, so nothing is pending and the conversation is sound.
       const reason = continues ? continueReasonNow(view, turn - firstTurn, limits) : null;
       if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, limits });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
-      const reply = await model.callModel({ model: input.model, messages: view.messages, tools: [...tools, ASK_USER_SPEC] });
+      const reply = await model.callModel({
+        model: input.model,
+        messages: view.messages,
+        tools: [...tools, ASK_USER_SPEC],
+      });
       // Checked before anything runs: call ids name gates and idempotency keys.
       const replyProblems = checkReply(view.messages, reply);
-      if (replyProblems.length > 0) throw ApplicationFailure.create({ type: 'BrokenConversation', message: `the model's reply cannot run: ${replyProblems.join('; ')}`, nonRetryable: true });
+      if (replyProblems.length > 0)
+        throw ApplicationFailure.create({
+          type: 'BrokenConversation',
+          message: `the model's reply cannot run: ${replyProblems.join('; ')}`,
+          nonRetryable: true,
+        });
       view.messages.push(reply);
       if (continues) view.turns = turn + 1;
       const calls = reply.tool_calls ?? [];
@@ -164,7 +222,12 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
       view.messages.push(...results);
     }
     setStatus('completed');
-    trail.append({ event_type: 'run.completed', actor_type: 'agent', actor_id: input.agent_id, note: view.final_answer });
+    trail.append({
+      event_type: 'run.completed',
+      actor_type: 'agent',
+      actor_id: input.agent_id,
+      note: view.final_answer,
+    });
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
@@ -179,7 +242,14 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     setStatus('failed');
     trail.append({ event_type: 'run.failed', actor_type: 'system', actor_id: 'approval-gate', note: view.error });
     await trail.flush();
-    throw err instanceof ApplicationFailure ? err : ApplicationFailure.create({ type: 'ModelError', message: view.error, nonRetryable: true, cause: err instanceof Error ? err : undefined });
+    throw err instanceof ApplicationFailure
+      ? err
+      : ApplicationFailure.create({
+          type: 'ModelError',
+          message: view.error,
+          nonRetryable: true,
+          cause: err instanceof Error ? err : undefined,
+        });
   }
   await trail.flush();
   return view;
@@ -188,7 +258,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 /** The loop's own tool for structured questions to a person (DESIGN section 5). */
 export const ASK_USER_SPEC = {
   name: 'ask_user',
-  description: 'Ask the person a structured question and wait for the answer. type: INPUT (free text), SELECT (one of options), REVIEW_DIFF (accept/reject a change), CONFIRM (yes/no).',
+  description:
+    'Ask the person a structured question and wait for the answer. type: INPUT (free text), SELECT (one of options), REVIEW_DIFF (accept/reject a change), CONFIRM (yes/no).',
   parameters: {
     type: 'object',
     properties: {
@@ -201,4 +272,3 @@ export const ASK_USER_SPEC = {
     required: ['type', 'target', 'prompt'],
   },
 };
-

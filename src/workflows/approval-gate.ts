@@ -90,7 +90,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
 
   const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
     // Any service may signal: a message that is not even an object is refused, never a task failure.
-    if (d === null || typeof d !== 'object') throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
+    if (d === null || typeof d !== 'object')
+      throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
     // The same decision already being applied (a signal and an update for one click): wait for it.
     if (isInFlight(state, d)) await condition(() => !isInFlight(state, d));
     const prev = previousDecision(state, d);
@@ -117,7 +118,12 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if (mod && input.run_id && input.call_id) {
       // The run rewrites the recorded call with the executed values before the tool runs.
       await getExternalWorkflowHandle(input.run_id)
-        .signal(argsFinalizedSignal, { call_id: input.call_id, request_id: state.request_id, args: mod.call_args ?? mod.args, executed_values: mod.executed_values })
+        .signal(argsFinalizedSignal, {
+          call_id: input.call_id,
+          request_id: state.request_id,
+          args: mod.call_args ?? mod.args,
+          executed_values: mod.executed_values,
+        })
         .catch(() => undefined); // a run that is gone has no conversation to fix
     }
     return result;
@@ -169,7 +175,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     actor_type: 'agent',
     actor_id: state.payload.agent_id,
     note: state.payload.summary,
-    data: { action: state.payload.action, target: state.payload.target, approvals_required: state.approvals_required, executor: state.executor, expires_at: state.expires_at, args_sha256: state.final_args_sha256 },
+    data: {
+      action: state.payload.action,
+      target: state.payload.target,
+      approvals_required: state.approvals_required,
+      executor: state.executor,
+      expires_at: state.expires_at,
+      args_sha256: state.final_args_sha256,
+    },
   });
   publish();
 
@@ -203,24 +216,44 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       actor_type: 'human',
       actor_id: String(r?.reviewer_id ?? 'unknown').slice(0, 200),
       note: String(r?.message ?? '').slice(0, 2000),
-      data: { decision_id: r?.decision_id ?? null, decision: r?.decision ?? null, refusal: r?.refusal ?? null, via: 'update' },
+      data: {
+        decision_id: r?.decision_id ?? null,
+        decision: r?.decision ?? null,
+        refusal: r?.refusal ?? null,
+        via: 'update',
+      },
     });
   });
-  setHandler(consumeUpdate, (m: ConsumeMessage): ConsumeResult => {
-    const r = refuseConsume(state, m?.consumer_id);
-    if (r) throw refusalFailure(r);
-    applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
-    state.consumed_at = state.updated_at;
-    state.consumed_by = m.consumer_id;
-    trail.append({ event_type: 'approval.consumed', actor_type: 'agent', actor_id: m.consumer_id, data: { args_sha256: state.final_args_sha256 } });
-    publish();
-    return { request_id: state.request_id, args: state.final_args, args_sha256: state.final_args_sha256, payload_sha256: state.payload_sha256, consumed_at: state.consumed_at };
-  }, {
-    validator: (m: ConsumeMessage): void => {
+  setHandler(
+    consumeUpdate,
+    (m: ConsumeMessage): ConsumeResult => {
       const r = refuseConsume(state, m?.consumer_id);
       if (r) throw refusalFailure(r);
+      applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
+      state.consumed_at = state.updated_at;
+      state.consumed_by = m.consumer_id;
+      trail.append({
+        event_type: 'approval.consumed',
+        actor_type: 'agent',
+        actor_id: m.consumer_id,
+        data: { args_sha256: state.final_args_sha256 },
+      });
+      publish();
+      return {
+        request_id: state.request_id,
+        args: state.final_args,
+        args_sha256: state.final_args_sha256,
+        payload_sha256: state.payload_sha256,
+        consumed_at: state.consumed_at,
+      };
     },
-  });
+    {
+      validator: (m: ConsumeMessage): void => {
+        const r = refuseConsume(state, m?.consumer_id);
+        if (r) throw refusalFailure(r);
+      },
+    },
+  );
   setHandler(cancelUpdate, cancel, {
     validator: (m: CancelMessage): void => {
       const r = refuseCancel(state, m?.actor_id, m?.actor_type);
@@ -233,7 +266,13 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     } catch (err) {
       if (!(err instanceof ApplicationFailure)) throw err;
       if (capAll && !underCap()) return;
-      trail.append({ event_type: 'decision.refused', actor_type: m?.actor_type ?? 'agent', actor_id: m?.actor_id ?? 'unknown', note: err.message, data: { refusal: err.type, action: 'cancel' } });
+      trail.append({
+        event_type: 'decision.refused',
+        actor_type: m?.actor_type ?? 'agent',
+        actor_id: m?.actor_id ?? 'unknown',
+        note: err.message,
+        data: { refusal: err.type, action: 'cancel' },
+      });
     }
   });
 
@@ -249,9 +288,19 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if (!isCancellation(err)) throw err;
     // Cancelled from outside (the owning run was cancelled): a pending request ends cancelled.
     if (state.status === 'requested' && !applyEvent(state, 'cancel', now(), 'the owning run was cancelled')) {
-      trail.append({ event_type: 'approval.cancelled', actor_type: 'system', actor_id: SYSTEM, note: 'the owning run was cancelled' });
+      trail.append({
+        event_type: 'approval.cancelled',
+        actor_type: 'system',
+        actor_id: SYSTEM,
+        note: 'the owning run was cancelled',
+      });
     } else if (state.status === 'approved' && !applyEvent(state, 'expire', now(), 'withdrawn before it was consumed')) {
-      trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: 'withdrawn before it was consumed' });
+      trail.append({
+        event_type: 'approval.expired',
+        actor_type: 'system',
+        actor_id: SYSTEM,
+        note: 'withdrawn before it was consumed',
+      });
     }
     publish();
   }
@@ -261,4 +310,3 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   });
   return state;
 }
-

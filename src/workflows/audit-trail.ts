@@ -1,4 +1,13 @@
-import { CancellationScope, ParentClosePolicy, condition, patched, proxyActivities, proxyLocalActivities, startChild, uuid4 } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
 import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import type { AuditSpec } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
@@ -78,7 +87,11 @@ export class AuditTrail {
     private head?: AuditEvent,
   ) {
     // Decided once per execution, newest first: a history keeps the path it was recorded on.
-    this.mode = patched(AUDIT_DURABLE_BATCH_PATCH) ? 'durable-batch' : patched(AUDIT_BATCH_PATCH) ? 'local-batch' : 'per-event';
+    this.mode = patched(AUDIT_DURABLE_BATCH_PATCH)
+      ? 'durable-batch'
+      : patched(AUDIT_BATCH_PATCH)
+        ? 'local-batch'
+        : 'per-event';
   }
 
   /** The newest event of the chain, whether or not it is still held in `events`. */
@@ -158,7 +171,13 @@ export class AuditTrail {
       body: {
         type: event.event_type,
         timestamp: event.timestamp,
-        data: { ...this.webhookData(), event_id: event.event_id, actor_type: event.actor_type, actor_id: event.actor_id, note: event.note },
+        data: {
+          ...this.webhookData(),
+          event_id: event.event_id,
+          actor_type: event.actor_type,
+          actor_id: event.actor_id,
+          note: event.note,
+        },
       },
     };
   }
@@ -167,6 +186,9 @@ export class AuditTrail {
   private deliver(input: DeliverWebhooksInput): void {
     const d: Delivery = { done: false, input };
     this.deliveries.push(d);
-    void CancellationScope.nonCancellable(() => deliverWebhooks(d.input)).then(() => (d.done = true), () => undefined);
+    void CancellationScope.nonCancellable(() => deliverWebhooks(d.input)).then(
+      () => (d.done = true),
+      () => undefined,
+    );
   }
 }

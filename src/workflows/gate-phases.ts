@@ -1,4 +1,13 @@
-import { ActivityFailure, ApplicationFailure, CancelledFailure, TemporalFailure, condition, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  TemporalFailure,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { DecisionMessage } from '../core/decision';
 import { findSecrets } from '../core/secrets';
 import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../core/gate-state';
@@ -41,14 +50,26 @@ export async function awaitDecision(state: GateState, input: GateInput, trail: A
   if (input.escalate_before_seconds) {
     const escalateIn = deadline - input.escalate_before_seconds * 1000 - Date.now();
     if (escalateIn > 0 && !(await condition(settled, escalateIn)) && state.status === 'requested') {
-      trail.append({ event_type: 'approval.escalated', actor_type: 'system', actor_id: SYSTEM, note: `no decision yet; expires at ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+      trail.append({
+        event_type: 'approval.escalated',
+        actor_type: 'system',
+        actor_id: SYSTEM,
+        note: `no decision yet; expires at ${state.expires_at}`,
+        data: { approvals: state.votes.length, approvals_required: state.approvals_required },
+      });
     }
   }
   const remaining = deadline - Date.now();
   const decided = remaining > 0 ? await condition(settled, remaining) : settled();
   if (!decided && state.status === 'requested') {
     applyEvent(state, 'expire', now(), 'no decision before expires_at');
-    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `no decision before ${state.expires_at}`, data: { approvals: state.votes.length, approvals_required: state.approvals_required } });
+    trail.append({
+      event_type: 'approval.expired',
+      actor_type: 'system',
+      actor_id: SYSTEM,
+      note: `no decision before ${state.expires_at}`,
+      data: { approvals: state.votes.length, approvals_required: state.approvals_required },
+    });
   }
 }
 
@@ -58,7 +79,12 @@ export async function awaitConsume(state: GateState, input: GateInput, trail: Au
   state.consume_deadline = new Date(Date.now() + ms).toISOString();
   if (!(await condition(() => state.status !== 'approved', ms))) {
     applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');
-    trail.append({ event_type: 'approval.expired', actor_type: 'system', actor_id: SYSTEM, note: `not consumed before ${state.consume_deadline}` });
+    trail.append({
+      event_type: 'approval.expired',
+      actor_type: 'system',
+      actor_id: SYSTEM,
+      note: `not consumed before ${state.consume_deadline}`,
+    });
   }
 }
 
@@ -72,7 +98,13 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   const ref = input.tool;
   const block = (reason: string, mismatches: string[]): void => {
     applyEvent(state, 'invalidate', now(), reason);
-    trail.append({ event_type: 'approval.invalidated', actor_type: 'system', actor_id: SYSTEM, note: reason, data: { mismatches, policy_block: true } });
+    trail.append({
+      event_type: 'approval.invalidated',
+      actor_type: 'system',
+      actor_id: SYSTEM,
+      note: reason,
+      data: { mismatches, policy_block: true },
+    });
   };
   if (!snapshot || !ref) return block('a tool gate needs a snapshot and a domain to run in', ['snapshot']);
   const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
@@ -93,29 +125,77 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   applyEvent(state, 'consume', now(), 'executed by the gate');
   state.consumed_at = state.updated_at;
   state.consumed_by = SYSTEM;
-  trail.append({ event_type: 'approval.consumed', actor_type: 'system', actor_id: SYSTEM, data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id } });
+  trail.append({
+    event_type: 'approval.consumed',
+    actor_type: 'system',
+    actor_id: SYSTEM,
+    data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id },
+  });
   try {
-    const out = await tools.executeTool({ ...ref, tool: snapshot.tool, input: state.final_args, idempotency_key: state.request_id });
+    const out = await tools.executeTool({
+      ...ref,
+      tool: snapshot.tool,
+      input: state.final_args,
+      idempotency_key: state.request_id,
+    });
     state.execution = { outcome: 'success', content: out.content, values: out.values, at: now() };
-    trail.append({ event_type: 'tool.succeeded', actor_type: 'system', actor_id: SYSTEM, data: { tool: snapshot.tool, values: out.values ?? {} } });
+    trail.append({
+      event_type: 'tool.succeeded',
+      actor_type: 'system',
+      actor_id: SYSTEM,
+      data: { tool: snapshot.tool, values: out.values ?? {} },
+    });
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     const message = err.cause?.message ?? err.message;
     state.execution = { outcome: 'failure', content: message, error: message, at: now() };
-    trail.append({ event_type: 'tool.failed', actor_type: 'system', actor_id: SYSTEM, note: message, data: { tool: snapshot.tool } });
+    trail.append({
+      event_type: 'tool.failed',
+      actor_type: 'system',
+      actor_id: SYSTEM,
+      note: message,
+      data: { tool: snapshot.tool },
+    });
   }
 }
 
 /** A reviewer's modification, validated: the domain's revise for tool gates, a secret-checked merge otherwise. */
-export async function validateModification(state: GateState, input: GateInput, d: DecisionMessage): Promise<Modification> {
+export async function validateModification(
+  state: GateState,
+  input: GateInput,
+  d: DecisionMessage,
+): Promise<Modification> {
   const patch = d.args ?? {};
   if (state.executor === 'tool' && input.tool && state.final_snapshot) {
-    const r = await domain.reviseToolCall({ ...input.tool, tool: state.final_snapshot.tool, input: state.final_args, patch });
-    if (!r.ok) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: [r.issues], nonRetryable: true });
-    return { args: r.input, snapshot: r.snapshot, approvals_required: r.approvals_required, executed_values: r.executed_values, call_args: r.call_args ?? r.input };
+    const r = await domain.reviseToolCall({
+      ...input.tool,
+      tool: state.final_snapshot.tool,
+      input: state.final_args,
+      patch,
+    });
+    if (!r.ok)
+      throw ApplicationFailure.create({
+        type: 'InvalidArgs',
+        message: `modified args refused: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        details: [r.issues],
+        nonRetryable: true,
+      });
+    return {
+      args: r.input,
+      snapshot: r.snapshot,
+      approvals_required: r.approvals_required,
+      executed_values: r.executed_values,
+      call_args: r.call_args ?? r.input,
+    };
   }
   const args = mergeArgs(state.final_args, patch);
   const secrets = findSecrets(args, '$.args');
-  if (secrets.length > 0) throw ApplicationFailure.create({ type: 'InvalidArgs', message: `modified args carry secrets at ${secrets.join(', ')}`, details: [secrets.map((p) => ({ path: p, message: 'secret' }))], nonRetryable: true });
+  if (secrets.length > 0)
+    throw ApplicationFailure.create({
+      type: 'InvalidArgs',
+      message: `modified args carry secrets at ${secrets.join(', ')}`,
+      details: [secrets.map((p) => ({ path: p, message: 'secret' }))],
+      nonRetryable: true,
+    });
   return { args, executed_values: patch };
 }

@@ -10,14 +10,20 @@ import type * as Gate from './approval-gate';
 import type * as Run from './agent-run';
 import type * as Delivery from './webhook-delivery';
 
-export function approvalGateWorkflow(...args: Parameters<typeof Gate.approvalGateWorkflow>): ReturnType<typeof Gate.approvalGateWorkflow> {
+export function approvalGateWorkflow(
+  ...args: Parameters<typeof Gate.approvalGateWorkflow>
+): ReturnType<typeof Gate.approvalGateWorkflow> {
   return (require('./approval-gate') as typeof Gate).approvalGateWorkflow(...args);
 }
 
-export function agentRunWorkflow(...args: Parameters<typeof Run.agentRunWorkflow>): ReturnType<typeof Run.agentRunWorkflow> {
+export function agentRunWorkflow(
+  ...args: Parameters<typeof Run.agentRunWorkflow>
+): ReturnType<typeof Run.agentRunWorkflow> {
   return (require('./agent-run') as typeof Run).agentRunWorkflow(...args);
 }
 
-export function webhookDeliveryWorkflow(...args: Parameters<typeof Delivery.webhookDeliveryWorkflow>): ReturnType<typeof Delivery.webhookDeliveryWorkflow> {
+export function webhookDeliveryWorkflow(
+  ...args: Parameters<typeof Delivery.webhookDeliveryWorkflow>
+): ReturnType<typeof Delivery.webhookDeliveryWorkflow> {
   return (require('./webhook-delivery') as typeof Delivery).webhookDeliveryWorkflow(...args);
 }

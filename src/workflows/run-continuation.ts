@@ -1,5 +1,19 @@
-import { allHandlersFinished, CancellationScope, CancelledFailure, condition, makeContinueAsNewFunc, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { continueReason, mustOffload, type CarriedConversation, type ContinuationLimits, type ContinueReason } from '../core/continuation';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  makeContinueAsNewFunc,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  continueReason,
+  mustOffload,
+  type CarriedConversation,
+  type ContinuationLimits,
+  type ContinueReason,
+} from '../core/continuation';
 import type { Message } from '../core/conversation';
 import type { RunActivities } from '../activities/run-contracts';
 import type { AuditTrail } from './audit-trail';
@@ -14,7 +28,15 @@ import type { agentRunWorkflow } from './agent-run';
 export const RUN_CONTINUE_AS_NEW_PATCH = 'agent-run-continue-as-new-v1';
 
 // Store round trips ride out an outage of several minutes, like the adapter's reads.
-const store = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20, nonRetryableErrorTypes: ['BrokenConversation'] } });
+const store = proxyActivities<RunActivities>({
+  startToCloseTimeout: '1m',
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '1m',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['BrokenConversation'],
+  },
+});
 
 /** The carried conversation, loaded from the store when the previous execution offloaded it. */
 export async function restoreConversation(c: CarriedConversation): Promise<Message[]> {
@@ -66,14 +88,27 @@ export async function continueRun(h: HandOver): Promise<never> {
     actor_type: 'system',
     actor_id: 'approval-gate',
     note: `continued as new execution ${execution} after ${h.turns} model calls (${h.reason})`,
-    data: { execution, turns: h.turns, reason: h.reason, messages: view.messages.length, ...('stored' in conversation ? { conversation_sha256: conversation.stored.sha256 } : {}) },
+    data: {
+      execution,
+      turns: h.turns,
+      reason: h.reason,
+      messages: view.messages.length,
+      ...('stored' in conversation ? { conversation_sha256: conversation.stored.sha256 } : {}),
+    },
   });
   await condition(allHandlersFinished);
   await trail.flush();
   // A cancel that arrived during the hand-over ends this run here; continuing would drop it.
-  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('run cancelled while continuing as new');
+  if (CancellationScope.current().consideredCancelled)
+    throw new CancelledFailure('run cancelled while continuing as new');
   const info = workflowInfo();
-  const next: RunInput = { ...input, continuation: { execution, turns: h.turns, conversation, denied: [...h.denied], audit_head: trail.last! } };
+  const next: RunInput = {
+    ...input,
+    continuation: { execution, turns: h.turns, conversation, denied: [...h.denied], audit_head: trail.last! },
+  };
   // Memo (the run's agent, read by cancel) and search attributes carry over explicitly.
-  return makeContinueAsNewFunc<typeof agentRunWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes })(next);
+  return makeContinueAsNewFunc<typeof agentRunWorkflow>({
+    memo: info.memo,
+    typedSearchAttributes: info.typedSearchAttributes,
+  })(next);
 }

@@ -21,7 +21,10 @@ import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from '
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
 
-const adapter = proxyActivities<RunActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 } });
+const adapter = proxyActivities<RunActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
+});
 const tools = proxyActivities<RunActivities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
@@ -65,13 +68,19 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // Fail closed: a call whose policy cannot be evaluated does not run, and the model is told.
-    return { outcome: 'blocked', reason: `policy could not be evaluated (${err.cause?.message ?? err.message}); nothing ran, try again later` };
+    return {
+      outcome: 'blocked',
+      reason: `policy could not be evaluated (${err.cause?.message ?? err.message}); nothing ran, try again later`,
+    };
   }
   // Denial memory is keyed on the input the adapter assembled, not the model's args: the same
   // plan is not asked again, while a changed plan (a new draft) is a new request.
   const deniedKey = plan.policy === 'require_approval' ? digest([call.name, plan.input]) : undefined;
   if (deniedKey && ctx.denied.has(deniedKey)) {
-    return { outcome: 'blocked', reason: 'a reviewer already rejected this exact call in this run; it is not asked again. Change the plan instead' };
+    return {
+      outcome: 'blocked',
+      reason: 'a reviewer already rejected this exact call in this run; it is not asked again. Change the plan instead',
+    };
   }
   switch (plan.policy) {
     case 'unknown_tool':
@@ -92,7 +101,13 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
 
 async function execute(ctx: CallContext, call: ToolCall, input: Record<string, unknown>): Promise<ToolResultInput> {
   try {
-    const out = await tools.executeTool({ domain: ctx.input.domain, session_id: ctx.input.run_id, tool: call.name, input, idempotency_key: `${ctx.input.run_id}:${call.id}` });
+    const out = await tools.executeTool({
+      domain: ctx.input.domain,
+      session_id: ctx.input.run_id,
+      tool: call.name,
+      input,
+      idempotency_key: `${ctx.input.run_id}:${call.id}`,
+    });
     return { outcome: 'success', content: out.content, values: out.values };
   } catch (err) {
     if (err instanceof ActivityFailure) return { outcome: 'failure', error: err.cause?.message ?? err.message };
@@ -101,7 +116,11 @@ async function execute(ctx: CallContext, call: ToolCall, input: Record<string, u
 }
 
 /** Opens a child approvalGate (tool executor) and maps its terminal state to one result. */
-async function gate(ctx: CallContext, call: ToolCall, plan: Extract<CallPlan, { policy: 'require_approval' }>): Promise<ToolResultInput> {
+async function gate(
+  ctx: CallContext,
+  call: ToolCall,
+  plan: Extract<CallPlan, { policy: 'require_approval' }>,
+): Promise<ToolResultInput> {
   const { input, view } = ctx;
   const requestId = `${input.run_id}-${call.id}`;
   const payload: EvidencePayload = {
@@ -160,15 +179,29 @@ export function fromGate(g: GateState): ToolResultInput {
   switch (g.status) {
     case 'consumed':
       if (g.execution?.outcome === 'success') {
-        return { outcome: 'success', content: g.execution.content, values: { ...values, ...g.execution.values }, ...(g.modified_by ? { executed_values: g.executed_values ?? g.final_args } : {}) };
+        return {
+          outcome: 'success',
+          content: g.execution.content,
+          values: { ...values, ...g.execution.values },
+          ...(g.modified_by ? { executed_values: g.executed_values ?? g.final_args } : {}),
+        };
       }
       return { outcome: 'failure', error: g.execution?.error ?? 'the tool did not report a result', values };
     case 'denied':
-      return { outcome: 'denied', reason: g.status_reason ?? 'no reason given', reviewer_id: g.decision?.reviewer_id, values };
+      return {
+        outcome: 'denied',
+        reason: g.status_reason ?? 'no reason given',
+        reviewer_id: g.decision?.reviewer_id,
+        values,
+      };
     case 'expired':
       return { outcome: 'expired', expires_at: g.expires_at, values };
     case 'invalidated':
-      return { outcome: 'invalidated', mismatches: [g.status_reason ?? 'the approved snapshot no longer matches'], values };
+      return {
+        outcome: 'invalidated',
+        mismatches: [g.status_reason ?? 'the approved snapshot no longer matches'],
+        values,
+      };
     default:
       return { outcome: 'cancelled', reason: g.status_reason, values };
   }
@@ -177,13 +210,22 @@ export function fromGate(g: GateState): ToolResultInput {
 /** `ask_user`: a structured Interaction; the run waits until a response that fits arrives. */
 async function askUser(ctx: CallContext, call: ToolCall): Promise<ToolResultInput> {
   const parsed = Interaction.safeParse(call.args);
-  if (!parsed.success) return { outcome: 'invalid_args', tool: call.name, issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) };
+  if (!parsed.success)
+    return {
+      outcome: 'invalid_args',
+      tool: call.name,
+      issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    };
   // The run names interactions after their call (unique in a run), so an id can never be reused.
   const pending: PendingInteraction = { ...parsed.data, id: `int_${call.id}`, call_id: call.id };
   const answer = await ctx.awaitAnswer(pending);
   return {
     outcome: 'success',
     content: `The person answered ${pending.type} "${pending.prompt}": ${JSON.stringify(answer.value)}${answer.comment ? ` (comment: ${answer.comment})` : ''}`,
-    values: { interaction_id: pending.id, value: answer.value, ...(answer.responder_id ? { responder_id: answer.responder_id } : {}) },
+    values: {
+      interaction_id: pending.id,
+      value: answer.value,
+      ...(answer.responder_id ? { responder_id: answer.responder_id } : {}),
+    },
   };
 }

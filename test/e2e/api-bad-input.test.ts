@@ -11,7 +11,10 @@ afterAll(async () => {
 
 /** The request id a body would have had: it must not exist after a refused create. */
 async function expectNothingStored(body: Record<string, unknown>): Promise<void> {
-  const id = requestIdFor('agent-1', defaultIdempotencyKey(body as { trigger_event_id: string; action: string; target: string }));
+  const id = requestIdFor(
+    'agent-1',
+    defaultIdempotencyKey(body as { trigger_event_id: string; action: string; target: string }),
+  );
   expect((await h.get(id)).status).toBe(404);
   expect(await h.audit.list(id)).toEqual([]);
 }
@@ -30,11 +33,18 @@ describe('a create the gate refuses', () => {
   });
 
   it('answers 422 naming each field of the wrong type, and stores nothing', async () => {
-    const body = evidence({ summary: 123, approvals_required: '2', blast_radius: { amount_cents: 1.5 }, surprise: true });
+    const body = evidence({
+      summary: 123,
+      approvals_required: '2',
+      blast_radius: { amount_cents: 1.5 },
+      surprise: true,
+    });
     const res = await h.create(body);
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('invalid_request');
-    expect(paths(res)).toEqual(expect.arrayContaining(['$.summary', '$.approvals_required', '$.blast_radius.amount_cents', '$']));
+    expect(paths(res)).toEqual(
+      expect.arrayContaining(['$.summary', '$.approvals_required', '$.blast_radius.amount_cents', '$']),
+    );
     await expectNothingStored(body);
   });
 
@@ -74,7 +84,11 @@ describe('a create the gate refuses', () => {
     const impostor = evidence({ agent_id: 'agent-2' });
     expect((await h.create(impostor)).status).toBe(403);
     await expectNothingStored(impostor);
-    const text = await h.http('POST', '/v1/approvals', { key: h.keys.agent, raw: 'hello', headers: { 'content-type': 'text/plain' } });
+    const text = await h.http('POST', '/v1/approvals', {
+      key: h.keys.agent,
+      raw: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
     expect(text.body.error.code).toBe('unsupported_media_type');
   });
@@ -98,7 +112,10 @@ describe('a decision the gate refuses', () => {
 
   it('answers 400 for malformed JSON and changes nothing', async () => {
     const p = await pending();
-    const res = await h.http('POST', `/v1/approvals/${p.id}/decision`, { key: h.keys.reviewer, raw: '{"decision": "approve",' });
+    const res = await h.http('POST', `/v1/approvals/${p.id}/decision`, {
+      key: h.keys.reviewer,
+      raw: '{"decision": "approve",',
+    });
     expect(res.status).toBe(400);
     await unchanged(p);
   });
@@ -111,7 +128,7 @@ describe('a decision the gate refuses', () => {
     await unchanged(p);
   });
 
-  it('answers 409 for a payload_sha256 other than the request\'s and changes nothing', async () => {
+  it("answers 409 for a payload_sha256 other than the request's and changes nothing", async () => {
     const p = await pending();
     const res = await h.decide(p.id, { decision: 'approve', payload_sha256: 'b'.repeat(64) });
     expect(res.status).toBe(409);
@@ -121,7 +138,9 @@ describe('a decision the gate refuses', () => {
     const deadline = Date.now() + 10_000;
     let refused: { event_type: string; data: { refusal?: string } }[] = [];
     while (refused.length === 0 && Date.now() < deadline) {
-      refused = ((await h.audit_(p.id)).body.events as typeof refused).filter((e) => e.event_type === 'decision.refused');
+      refused = ((await h.audit_(p.id)).body.events as typeof refused).filter(
+        (e) => e.event_type === 'decision.refused',
+      );
       if (refused.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(refused.map((e) => e.data.refusal)).toEqual(['HashMismatch']);

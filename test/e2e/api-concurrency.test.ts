@@ -18,27 +18,43 @@ async function open(): Promise<{ id: string; sha: string; args: unknown }> {
 describe('concurrent callers on one request', () => {
   it('lets exactly one of 20 parallel approvals through; the rest get 409 and one decision is audited', async () => {
     const { id, sha } = await open();
-    const all = await Promise.all(Array.from({ length: 20 }, () => h.decide(id, { decision: 'approve', payload_sha256: sha })));
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => h.decide(id, { decision: 'approve', payload_sha256: sha })),
+    );
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     const trail = await h.audit_(id);
     expect(trail.body.verified).toBe(true);
-    const decisions = trail.body.events.filter((e: { event_type: string }) => ['approval.approved', 'approval.vote_recorded', 'approval.denied'].includes(e.event_type));
+    const decisions = trail.body.events.filter((e: { event_type: string }) =>
+      ['approval.approved', 'approval.vote_recorded', 'approval.denied'].includes(e.event_type),
+    );
     expect(decisions).toHaveLength(1);
   });
 
   it('lets exactly one of 20 distinct reviewers decide at once; the others get 409 illegal_transition', async () => {
     const { id, sha } = await open();
-    const keys = await Promise.all(Array.from({ length: 20 }, (_, i) => h.createKey('reviewer', `racer-${id.slice(-6)}-${i}`)));
+    const keys = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => h.createKey('reviewer', `racer-${id.slice(-6)}-${i}`)),
+    );
     const all = await Promise.all(
-      keys.map((key, i) => h.decide(id, i % 2 ? { decision: 'approve', payload_sha256: sha } : { decision: 'reject', payload_sha256: sha, reason: 'racing' }, key)),
+      keys.map((key, i) =>
+        h.decide(
+          id,
+          i % 2
+            ? { decision: 'approve', payload_sha256: sha }
+            : { decision: 'reject', payload_sha256: sha, reason: 'racing' },
+          key,
+        ),
+      ),
     );
     expect(all.filter((r) => r.status === 200)).toHaveLength(1);
     const refused = all.filter((r) => r.status !== 200);
     expect(refused.map((r) => `${r.status} ${r.body.error.code}`)).toEqual(Array(19).fill('409 illegal_transition'));
     const trail = await h.audit_(id);
-    const decided = trail.body.events.filter((e: { event_type: string }) => ['approval.approved', 'approval.denied'].includes(e.event_type));
+    const decided = trail.body.events.filter((e: { event_type: string }) =>
+      ['approval.approved', 'approval.denied'].includes(e.event_type),
+    );
     expect(decided).toHaveLength(1);
   });
 
@@ -51,7 +67,9 @@ describe('concurrent callers on one request', () => {
     expect(winners[0]!.body.args).toEqual(args);
     expect(all.filter((r) => r.status === 409)).toHaveLength(19);
     const trail = await h.audit_(id);
-    expect(trail.body.events.filter((e: { event_type: string }) => e.event_type === 'approval.consumed')).toHaveLength(1);
+    expect(trail.body.events.filter((e: { event_type: string }) => e.event_type === 'approval.consumed')).toHaveLength(
+      1,
+    );
   });
 
   it('applies a decision retried with the same decision_id once, answering both calls', async () => {
@@ -61,6 +79,8 @@ describe('concurrent callers on one request', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body.decision_id).toBe(b.body.decision_id);
     const trail = await h.audit_(id);
-    expect(trail.body.events.filter((e: { event_type: string }) => e.event_type === 'approval.approved')).toHaveLength(1);
+    expect(trail.body.events.filter((e: { event_type: string }) => e.event_type === 'approval.approved')).toHaveLength(
+      1,
+    );
   });
 });

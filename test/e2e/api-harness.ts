@@ -48,7 +48,10 @@ export class ApiHarness {
     await keyStore.migrate();
     const worker = await startTestWorker({
       recordAuditEvent: (e: AuditEvent) => audit.append(e),
-      recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (await audit.appendMany(events), { webhook_receivers: 0 }),
+      recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
+        await audit.appendMany(events),
+        { webhook_receivers: 0 }
+      ),
       deliverWebhooks: async () => ({ delivered: [] }),
       recheckSnapshot: async () => ({ ok: false, reason: 'not used by external gates', mismatches: [] }),
       executeTool: async () => {
@@ -86,7 +89,11 @@ export class ApiHarness {
   }
 
   /** Real HTTP. `body` is sent as JSON; `raw` as is, with a JSON content type. */
-  async http(method: string, path: string, opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+  async http(
+    method: string,
+    path: string,
+    opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<Res> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
@@ -129,7 +136,8 @@ export class ApiHarness {
   }
 
   /** Polls `GET /v1/approvals/{id}` until `pred` holds; throws with the last body after `ms`. */
-  async waitFor(id: string, pred: (body: any) => boolean, ms = 20_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async waitFor(id: string, pred: (body: any) => boolean, ms = 20_000): Promise<any> {
     const deadline = Date.now() + ms;
     let last: Res | undefined;
     while (Date.now() < deadline) {

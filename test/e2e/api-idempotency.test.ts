@@ -69,11 +69,21 @@ describe('creating an approval with an idempotency key', () => {
     const key = `reuse-${body.trigger_event_id}`;
     const first = await h.create(body, { idempotencyKey: key });
     expect(first.status).toBe(201);
-    const other = await h.create({ ...body, summary: 'Refund twice the amount', args: { ...(body.args as object), amount: 29000 } }, { idempotencyKey: key });
+    const other = await h.create(
+      { ...body, summary: 'Refund twice the amount', args: { ...(body.args as object), amount: 29000 } },
+      { idempotencyKey: key },
+    );
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: 'idempotency_conflict', message: expect.stringMatching(/idempotency key reused with another payload/) });
+    expect(other.body.error).toMatchObject({
+      code: 'idempotency_conflict',
+      message: expect.stringMatching(/idempotency key reused with another payload/),
+    });
     const stored = await h.get(first.body.request_id);
-    expect(stored.body).toMatchObject({ status: 'requested', payload_sha256: first.body.payload_sha256, payload: { summary: body.summary, args: body.args } });
+    expect(stored.body).toMatchObject({
+      status: 'requested',
+      payload_sha256: first.body.payload_sha256,
+      payload: { summary: body.summary, args: body.args },
+    });
     // Another agent's same key names its own request: neither a replay of agent-1's nor a conflict with it.
     const theirs = await h.create(body, { idempotencyKey: key, key: h.keys.otherAgent });
     expect(theirs.status).toBe(201);
@@ -87,7 +97,8 @@ describe('creating an approval with an idempotency key', () => {
     const cancelled = await h.http('POST', `/v1/approvals/${id}/cancel`, { key: h.keys.agent });
     expect(cancelled.status).toBe(200);
     const handle = h.client.workflow.getHandle(id);
-    for (let i = 0; i < 100 && (await handle.describe()).status.name === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await handle.describe()).status.name === 'RUNNING'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const again = await h.create(body);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ request_id: id, status: 'cancelled' });

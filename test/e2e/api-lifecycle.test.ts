@@ -9,7 +9,9 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function open(over: Record<string, unknown> = {}): Promise<{ id: string; sha: string; body: Record<string, unknown> }> {
+async function open(
+  over: Record<string, unknown> = {},
+): Promise<{ id: string; sha: string; body: Record<string, unknown> }> {
   const body = evidence(over);
   const res = await h.create(body);
   expect(res.status).toBe(201);
@@ -21,14 +23,28 @@ describe('an approval request over HTTP', () => {
     const body = evidence();
     const created = await h.create(body);
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ request_id: expect.stringMatching(/^appr_/), status: 'requested', expires_at: expect.any(String), payload_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(created.body).toEqual({
+      request_id: expect.stringMatching(/^appr_/),
+      status: 'requested',
+      expires_at: expect.any(String),
+      payload_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const id = created.body.request_id;
 
     const shown = await h.get(id);
     expect(shown.status).toBe(200);
-    expect(shown.body).toMatchObject({ status: 'requested', payload_sha256: created.body.payload_sha256, stale: false, payload: { agent_id: 'agent-1', args: body.args } });
+    expect(shown.body).toMatchObject({
+      status: 'requested',
+      payload_sha256: created.body.payload_sha256,
+      stale: false,
+      payload: { agent_id: 'agent-1', args: body.args },
+    });
 
-    const approved = await h.decide(id, { decision: 'approve', payload_sha256: created.body.payload_sha256, note: 'looks right' });
+    const approved = await h.decide(id, {
+      decision: 'approve',
+      payload_sha256: created.body.payload_sha256,
+      note: 'looks right',
+    });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ status: 'approved', reviewer_id: 'rev-1', applied: true });
 
@@ -43,7 +59,9 @@ describe('an approval request over HTTP', () => {
     const { id, sha } = await open();
     const noReason = await h.decide(id, { decision: 'reject', payload_sha256: sha });
     expect(noReason.status).toBe(422);
-    expect(noReason.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: '$.reason' })]));
+    expect(noReason.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: '$.reason' })]),
+    );
 
     const rejected = await h.decide(id, { decision: 'reject', payload_sha256: sha, reason: 'duplicate refund' });
     expect(rejected.status).toBe(200);
@@ -68,7 +86,10 @@ describe('an approval request over HTTP', () => {
     const { id, sha } = await open();
     const foreign = await h.http('POST', `/v1/approvals/${id}/cancel`, { key: h.keys.otherAgent, body: {} });
     expect(foreign.status).toBe(403);
-    const cancelled = await h.http('POST', `/v1/approvals/${id}/cancel`, { key: h.keys.agent, body: { reason: 'plan changed' } });
+    const cancelled = await h.http('POST', `/v1/approvals/${id}/cancel`, {
+      key: h.keys.agent,
+      body: { reason: 'plan changed' },
+    });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
     expect((await h.decide(id, { decision: 'approve', payload_sha256: sha })).status).toBe(409);
@@ -84,7 +105,8 @@ describe('an approval request over HTTP', () => {
     await h.waitFor(id, (g) => g.status === 'expired', 30_000);
     // The gate's workflow has finished: the late decision meets a closed workflow, not a live one.
     const handle = h.client.workflow.getHandle(id);
-    for (let i = 0; i < 100 && (await handle.describe()).status.name === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await handle.describe()).status.name === 'RUNNING'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await handle.describe()).status.name).toBe('COMPLETED');
     const late = await h.decide(id, { decision: 'approve', payload_sha256: sha });
     expect(late.status).toBe(409);
@@ -92,16 +114,32 @@ describe('an approval request over HTTP', () => {
     const consume = await h.consume(id);
     expect(consume.status).toBe(409);
     expect(consume.body.error.message).toMatch(/expired/);
-    await expect(h.gate.signalDecision(id, { decision_id: 'late-1', reviewer_id: 'rev-1', decision: 'approve', payload_sha256: sha })).rejects.toMatchObject({ status: 409 });
+    await expect(
+      h.gate.signalDecision(id, {
+        decision_id: 'late-1',
+        reviewer_id: 'rev-1',
+        decision: 'approve',
+        payload_sha256: sha,
+      }),
+    ).rejects.toMatchObject({ status: 409 });
     expect((await h.get(id)).body).toMatchObject({ status: 'expired', stale: false });
   });
 
   it('is still readable, marked stale, when no worker answers its queries', async () => {
-    const orphan = new GateClient(h.client, { taskQueue: `nobody-${Date.now()}`, queryTimeoutMs: 1000, audit: h.audit });
+    const orphan = new GateClient(h.client, {
+      taskQueue: `nobody-${Date.now()}`,
+      queryTimeoutMs: 1000,
+      audit: h.audit,
+    });
     const created = await orphan.create(evidence(), { agentId: 'agent-1' });
     expect(created.created).toBe(true);
     const view = await orphan.get(created.request.request_id);
-    expect(view).toMatchObject({ stale: true, status: 'requested', agent_id: 'agent-1', payload_sha256: created.request.payload_sha256 });
+    expect(view).toMatchObject({
+      stale: true,
+      status: 'requested',
+      agent_id: 'agent-1',
+      payload_sha256: created.request.payload_sha256,
+    });
     const trail = await orphan.audit(created.request.request_id);
     expect(trail).toMatchObject({ source: 'store', verified: true });
     await h.client.workflow.getHandle(created.request.request_id).terminate('test cleanup');
@@ -145,7 +183,9 @@ describe('an approval request over HTTP', () => {
   it('answers 404 for an unknown request id', async () => {
     const sha = 'a'.repeat(64);
     expect((await h.get('appr_000000000000000000000000')).status).toBe(404);
-    expect((await h.decide('appr_000000000000000000000000', { decision: 'approve', payload_sha256: sha })).status).toBe(404);
+    expect((await h.decide('appr_000000000000000000000000', { decision: 'approve', payload_sha256: sha })).status).toBe(
+      404,
+    );
     expect((await h.consume('appr_000000000000000000000000')).status).toBe(404);
     expect((await h.audit_('appr_000000000000000000000000')).status).toBe(404);
   });
@@ -157,8 +197,17 @@ describe('an approval request over HTTP', () => {
     const trail = await h.audit_(id);
     expect(trail.status).toBe(200);
     expect(trail.body.verified).toBe(true);
-    expect(trail.body.events.map((e: { event_type: string }) => e.event_type)).toEqual(['approval.requested', 'approval.approved', 'approval.consumed']);
-    expect(trail.body.events[1]).toMatchObject({ actor_type: 'human', actor_id: 'rev-1', note: 'ok by me', payload_sha256: sha });
+    expect(trail.body.events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'approval.requested',
+      'approval.approved',
+      'approval.consumed',
+    ]);
+    expect(trail.body.events[1]).toMatchObject({
+      actor_type: 'human',
+      actor_id: 'rev-1',
+      note: 'ok by me',
+      payload_sha256: sha,
+    });
     // The append-only store holds the same chain, written by the worker's activity.
     const deadline = Date.now() + 10_000;
     while ((await h.audit.list(id)).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -170,13 +219,19 @@ describe('an approval request over HTTP', () => {
     const deadline = Date.now() + 15_000;
     let listed: { request_id: string }[] = [];
     while (Date.now() < deadline) {
-      const res = await h.http('GET', `/v1/approvals?status=requested&target=${encodeURIComponent(String(body.target))}`, { key: h.keys.reviewer });
+      const res = await h.http(
+        'GET',
+        `/v1/approvals?status=requested&target=${encodeURIComponent(String(body.target))}`,
+        { key: h.keys.reviewer },
+      );
       expect(res.status).toBe(200);
       listed = res.body.approvals;
       if (listed.length > 0) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    expect(listed).toEqual([expect.objectContaining({ request_id: id, status: 'requested', target: body.target, agent_id: 'agent-1' })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ request_id: id, status: 'requested', target: body.target, agent_id: 'agent-1' }),
+    ]);
     expect((await h.http('GET', '/v1/approvals?status=Requested', { key: h.keys.reviewer })).status).toBe(422);
 
     const page = await h.http('GET', '/');

@@ -14,10 +14,19 @@ let worker: RunningWorker;
 let db: Db;
 const keys: Record<'agent' | 'otherAgent' | 'reviewer', string> = { agent: '', otherAgent: '', reviewer: '' };
 
-async function call(method: string, p: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function call(
+  method: string,
+  p: string,
+  key: string | undefined,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${api.url}${p}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
@@ -33,9 +42,11 @@ async function until<T>(f: () => Promise<T | undefined>, ms = 30_000): Promise<T
   }
 }
 
-const scenario = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));
+const scenario = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));
 const runView = (id: string) => call('GET', `/v1/runs/${id}`, keys.agent).then((r) => r.body);
-const pendingGate = (id: string) => until(async () => (await runView(id)).pending_approvals?.[0]?.request_id as string | undefined);
+const pendingGate = (id: string) =>
+  until(async () => (await runView(id)).pending_approvals?.[0]?.request_id as string | undefined);
 
 beforeAll(async () => {
   process.env.GATE_LOG_LEVEL = 'silent';
@@ -43,7 +54,13 @@ beforeAll(async () => {
   db = openSqlite(path.join(dir, 'gate.db'));
   const { activities } = await createActivities({ db });
   worker = await startTestWorker(activities);
-  const cfg = { ...loadConfig({}), dataDir: dir, port: await freePort(), temporalAddress: process.env.TEMPORAL_ADDRESS, taskQueue: worker.taskQueue };
+  const cfg = {
+    ...loadConfig({}),
+    dataDir: dir,
+    port: await freePort(),
+    temporalAddress: process.env.TEMPORAL_ADDRESS,
+    taskQueue: worker.taskQueue,
+  };
   api = await startApiServer(cfg);
   const store = new KeyStore(db);
   await store.migrate();
@@ -63,7 +80,9 @@ describe('runs over HTTP', () => {
     expect((await call('POST', '/v1/runs', keys.reviewer, scenario('trip-approve'))).status).toBe(403);
     const bad = await call('POST', '/v1/runs', keys.agent, { goal: '', domain: 'mars', model: { kind: 'scripted' } });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(['goal', 'domain']));
+    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(
+      expect.arrayContaining(['goal', 'domain']),
+    );
     expect((await call('GET', '/v1/runs/run_nope', keys.agent)).status).toBe(404);
   });
 
@@ -74,19 +93,37 @@ describe('runs over HTTP', () => {
     const requestId = await pendingGate(runId);
     const listed = await until(async () => {
       const r = await call('GET', '/v1/approvals?status=requested', keys.reviewer);
-      return (r.body.approvals as { request_id: string; payload_sha256: string }[]).find((a) => a.request_id === requestId);
+      return (r.body.approvals as { request_id: string; payload_sha256: string }[]).find(
+        (a) => a.request_id === requestId,
+      );
     });
     expect(listed.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
     const gate = (await call('GET', `/v1/approvals/${requestId}`, keys.reviewer)).body;
     expect(gate.payload.action).toBe('trip.submit');
     expect(gate.payload.blast_radius.budget_krw).toBe(800000);
-    expect((await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, { decision: 'approve', payload_sha256: gate.payload_sha256 })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, {
+          decision: 'approve',
+          payload_sha256: gate.payload_sha256,
+        })
+      ).status,
+    ).toBe(200);
     const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
     expect(done.final_answer).toContain('800,000 KRW');
     const trail = (await call('GET', `/v1/runs/${runId}/audit`, keys.reviewer)).body;
     expect(trail.verified).toBe(true);
-    expect(trail.events.map((e: { event_type: string }) => e.event_type)).toEqual(['run.started', 'tool.result', 'tool.result', 'tool.result', 'run.completed']);
-    const subs = (await call('GET', '/v1/domains/trip/submissions', keys.agent)).body as { request_id: string; budget: number }[];
+    expect(trail.events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'run.started',
+      'tool.result',
+      'tool.result',
+      'tool.result',
+      'run.completed',
+    ]);
+    const subs = (await call('GET', '/v1/domains/trip/submissions', keys.agent)).body as {
+      request_id: string;
+      budget: number;
+    }[];
     expect(subs.filter((s) => s.request_id === requestId).map((s) => s.budget)).toEqual([800000]);
   });
 
@@ -94,7 +131,22 @@ describe('runs over HTTP', () => {
     const body = {
       goal: 'Where should I go?',
       domain: 'trip',
-      model: { kind: 'scripted', turns: [{ content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'CONFIRM', target: 'result', prompt: 'Submit now?', required: true } }] }, { content: 'answer: {{value:a1.value}}' }] },
+      model: {
+        kind: 'scripted',
+        turns: [
+          {
+            content: '',
+            tool_calls: [
+              {
+                id: 'a1',
+                name: 'ask_user',
+                args: { type: 'CONFIRM', target: 'result', prompt: 'Submit now?', required: true },
+              },
+            ],
+          },
+          { content: 'answer: {{value:a1.value}}' },
+        ],
+      },
     };
     const runId = (await call('POST', '/v1/runs', keys.agent, body)).body.run_id;
     const iid = await until(async () => (await runView(runId)).pending_interactions?.[0]?.id as string | undefined);
@@ -102,10 +154,14 @@ describe('runs over HTTP', () => {
     expect(wrong.status).toBe(422);
     expect(wrong.body.error.message).toMatch(/CONFIRM takes true or false/);
     expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: 7 })).status).toBe(422);
-    expect((await call('POST', `/v1/runs/${runId}/interactions/int_other`, keys.reviewer, { value: true })).status).toBe(409);
+    expect(
+      (await call('POST', `/v1/runs/${runId}/interactions/int_other`, keys.reviewer, { value: true })).status,
+    ).toBe(409);
     // A question to a person: the agent cannot answer it itself.
     expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.agent, { value: true })).status).toBe(403);
-    expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: true })).status).toBe(200);
+    expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: true })).status).toBe(
+      200,
+    );
     const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
     expect(done.final_answer).toBe('answer: true');
   });
@@ -118,7 +174,10 @@ describe('runs over HTTP', () => {
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.otherAgent, {})).status).toBe(403);
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.agent, {})).status).toBe(202);
     await until(async () => ((await runView(runId)).status === 'cancelled' ? true : undefined));
-    const late = await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, { decision: 'approve', payload_sha256: gate.payload_sha256 });
+    const late = await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, {
+      decision: 'approve',
+      payload_sha256: gate.payload_sha256,
+    });
     expect(late.status).toBe(409);
     expect((await call('GET', `/v1/approvals/${requestId}`, keys.reviewer)).body.status).toBe('cancelled');
   });

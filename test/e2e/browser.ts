@@ -20,11 +20,22 @@ export function skipBrowserTests(): boolean {
  */
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium, as .ci/run does) or set GATE_SKIP_BROWSER=1 to skip the browser tests`);
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium, as .ci/run does) or set GATE_SKIP_BROWSER=1 to skip the browser tests`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -24,13 +24,25 @@ let reviewerKey: string;
 
 function gate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...baseEnv, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...baseEnv, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
-type RunView = { run_id: string; status: string; goal: string; final_answer?: string; pending_approvals: { request_id: string }[]; pending_interactions: { id: string }[] };
+type RunView = {
+  run_id: string;
+  status: string;
+  goal: string;
+  final_answer?: string;
+  pending_approvals: { request_id: string }[];
+  pending_interactions: { id: string }[];
+};
 
 /** Polls the run over HTTP until `done` holds. */
 async function runUntil(id: string, done: (r: RunView) => boolean, ms = 30_000): Promise<RunView> {
@@ -60,7 +72,13 @@ beforeAll(async () => {
   }
   // The suite's prebuilt bundle: the worker would otherwise bundle the workflows again.
   process.env.GATE_WORKFLOW_BUNDLE = process.env.GATE_TEST_WORKFLOW_BUNDLE;
-  const env = { ...process.env, GATE_DATA_DIR: dataDir, GATE_TASK_QUEUE: `cli-run-${randomUUID()}`, GATE_PORT: String(await freePort()), GATE_WEBHOOK_URLS: '' };
+  const env = {
+    ...process.env,
+    GATE_DATA_DIR: dataDir,
+    GATE_TASK_QUEUE: `cli-run-${randomUUID()}`,
+    GATE_PORT: String(await freePort()),
+    GATE_WEBHOOK_URLS: '',
+  };
   const cfg = loadConfig(env);
   worker = await createGateWorker(cfg);
   running = worker.run();
@@ -78,7 +96,9 @@ afterAll(async () => {
 
 describe('gate run', () => {
   it('starts a scenario by name, waits at its approval, and completes after gate approve', async () => {
-    const started = await gate(['run', 'start', 'trip-approve', '--goal', 'File my Busan trip', '--json'], { GATE_API_KEY: agentKey });
+    const started = await gate(['run', 'start', 'trip-approve', '--goal', 'File my Busan trip', '--json'], {
+      GATE_API_KEY: agentKey,
+    });
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const { run_id: runId } = JSON.parse(started.stdout) as { run_id: string };
@@ -91,7 +111,9 @@ describe('gate run', () => {
     expect(shown.stdout).toMatch(/status:\s+waiting_approval/);
     expect(shown.stdout).toContain(waiting.pending_approvals[0]!.request_id);
 
-    const approved = await gate(['approve', waiting.pending_approvals[0]!.request_id, '--note', 'within policy'], { GATE_API_KEY: reviewerKey });
+    const approved = await gate(['approve', waiting.pending_approvals[0]!.request_id, '--note', 'within policy'], {
+      GATE_API_KEY: reviewerKey,
+    });
     expect(approved.code).toBe(0);
     await runUntil(runId, (r) => r.status === 'completed');
     const done = await gate(['run', 'show', runId], { GATE_API_KEY: reviewerKey });
@@ -105,15 +127,33 @@ describe('gate run', () => {
 
   it('answers an interaction with gate run respond and cancels a waiting run with gate run cancel', async () => {
     const file = path.join(os.tmpdir(), `ask-${Date.now()}.json`);
-    fs.writeFileSync(file, JSON.stringify({
-      goal: 'Ask first',
-      domain: 'trip',
-      model: { kind: 'scripted', turns: [{ content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'CONFIRM', target: 'trip', prompt: 'Go ahead?' } }] }, { content: 'answer {{value:a1.value}}' }] },
-    }));
-    const { run_id: askId } = JSON.parse((await gate(['run', 'start', file, '--json'], { GATE_API_KEY: agentKey })).stdout) as { run_id: string };
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        goal: 'Ask first',
+        domain: 'trip',
+        model: {
+          kind: 'scripted',
+          turns: [
+            {
+              content: '',
+              tool_calls: [
+                { id: 'a1', name: 'ask_user', args: { type: 'CONFIRM', target: 'trip', prompt: 'Go ahead?' } },
+              ],
+            },
+            { content: 'answer {{value:a1.value}}' },
+          ],
+        },
+      }),
+    );
+    const { run_id: askId } = JSON.parse(
+      (await gate(['run', 'start', file, '--json'], { GATE_API_KEY: agentKey })).stdout,
+    ) as { run_id: string };
     const asking = await runUntil(askId, (r) => r.pending_interactions.length > 0);
     const iid = asking.pending_interactions[0]!.id;
-    expect((await gate(['run', 'respond', askId, iid, '--value', 'maybe'], { GATE_API_KEY: reviewerKey })).code).toBe(1);
+    expect((await gate(['run', 'respond', askId, iid, '--value', 'maybe'], { GATE_API_KEY: reviewerKey })).code).toBe(
+      1,
+    );
     expect((await gate(['run', 'respond', askId, iid, '--value', 'true'], { GATE_API_KEY: reviewerKey })).code).toBe(0);
     expect((await runUntil(askId, (r) => r.status === 'completed')).final_answer).toBe('answer true');
 

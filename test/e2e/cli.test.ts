@@ -25,10 +25,15 @@ let reviewerKey: string;
 /** Runs `gate …` as its own process; resolves with its exit code and output. */
 function gate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...baseEnv, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...baseEnv, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -157,7 +162,9 @@ describe('gate CLI against a running stack', () => {
     const byAgent = await gate(['approve', id], { GATE_API_KEY: agentKey });
     expect(byAgent.code).toBe(1);
     expect(byAgent.stderr).toMatch(/^error: /m);
-    const rejected = await gate(['reject', id, '--reason', 'duplicate refund', '--json'], { GATE_API_KEY: reviewerKey });
+    const rejected = await gate(['reject', id, '--reason', 'duplicate refund', '--json'], {
+      GATE_API_KEY: reviewerKey,
+    });
     expect(rejected.code).toBe(0);
     expect((JSON.parse(rejected.stdout) as { status: string }).status).toBe('denied');
   });

@@ -10,7 +10,10 @@ let env: NodeJS.ProcessEnv;
 
 /** Starts `gate dev` as a real process and resolves once it prints its ready line. */
 function startDev(json = false): Promise<{ proc: ChildProcess; out: () => string; stdout: () => string }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'gate.js'), 'dev', ...(json ? ['--json'] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'gate.js'), 'dev', ...(json ? ['--json'] : [])], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   proc.stdout!.on('data', (d) => (stdout += d));
   let out = '';
@@ -58,22 +61,48 @@ describe('gate dev', () => {
     expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
     expect((await fetch(uiUrl)).status).toBe(200);
 
-    const key = JSON.parse(spawnSync(process.execPath, [path.join(ROOT, 'bin', 'gate.js'), 'keys', 'create', '--kind', 'agent', '--id', 'dev-agent', '--json'], { env, encoding: 'utf8' }).stdout).key;
+    const key = JSON.parse(
+      spawnSync(
+        process.execPath,
+        [path.join(ROOT, 'bin', 'gate.js'), 'keys', 'create', '--kind', 'agent', '--id', 'dev-agent', '--json'],
+        { env, encoding: 'utf8' },
+      ).stdout,
+    ).key;
     const created = await fetch(`${apiUrl}/v1/approvals`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ correlation_id: 'c1', trigger_event_id: 'e1', action: 'db.migrate', target: 'orders', summary: 'Add index', args: { sql_sha256: 'ab' }, ttl_seconds: 3600 }),
+      body: JSON.stringify({
+        correlation_id: 'c1',
+        trigger_event_id: 'e1',
+        action: 'db.migrate',
+        target: 'orders',
+        summary: 'Add index',
+        args: { sql_sha256: 'ab' },
+        ttl_seconds: 3600,
+      }),
     });
     expect(created.status).toBe(201);
     const { request_id } = (await created.json()) as { request_id: string };
     expect(await stop(first.proc)).toBe(0);
 
     const second = await startDev(true);
-    expect(JSON.parse(second.stdout().trim().split('\n')[0]!)).toEqual({ status: 'ready', api_url: apiUrl, reviewer_page: `${apiUrl}/`, ui_url: uiUrl, temporal_address: `127.0.0.1:${env.GATE_TEMPORAL_PORT}` });
+    expect(JSON.parse(second.stdout().trim().split('\n')[0]!)).toEqual({
+      status: 'ready',
+      api_url: apiUrl,
+      reviewer_page: `${apiUrl}/`,
+      ui_url: uiUrl,
+      temporal_address: `127.0.0.1:${env.GATE_TEMPORAL_PORT}`,
+    });
     const again = await fetch(`${apiUrl}/v1/approvals/${request_id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { status: string }).status).toBe('requested');
     expect(await stop(second.proc)).toBe(0);
-    expect(second.stdout().trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['ready', 'stopped']);
+    expect(
+      second
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).status),
+    ).toEqual(['ready', 'stopped']);
   });
 });

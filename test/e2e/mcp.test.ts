@@ -17,14 +17,23 @@ let client: Client;
 
 type Structured = Record<string, unknown>;
 
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; data: Structured; text: string }> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Structured; content: { type: string; text?: string }[] };
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError?: boolean; data: Structured; text: string }> {
+  const r = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: Structured;
+    content: { type: string; text?: string }[];
+  };
   return { isError: r.isError, data: r.structuredContent ?? {}, text: r.content.map((c) => c.text ?? '').join('\n') };
 }
 
 async function approveOverHttp(id: string): Promise<void> {
   const auth = { authorization: `Bearer ${reviewerKey}`, 'content-type': 'application/json' };
-  const request = (await (await fetch(`${api.url}/v1/approvals/${id}`, { headers: auth })).json()) as { payload_sha256: string };
+  const request = (await (await fetch(`${api.url}/v1/approvals/${id}`, { headers: auth })).json()) as {
+    payload_sha256: string;
+  };
   const res = await fetch(`${api.url}/v1/approvals/${id}/decision`, {
     method: 'POST',
     headers: auth,
@@ -79,7 +88,10 @@ describe('gate mcp over stdio', () => {
     expect(requested.data.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(requested.data.expires_at).toEqual(expect.any(String));
 
-    expect((await call('check_approval_status', { approval_id: id })).data).toMatchObject({ status: 'requested', executor_should_consume: false });
+    expect((await call('check_approval_status', { approval_id: id })).data).toMatchObject({
+      status: 'requested',
+      executor_should_consume: false,
+    });
 
     await approveOverHttp(id);
     const approved = await call('check_approval_status', { approval_id: id });
@@ -93,7 +105,12 @@ describe('gate mcp over stdio', () => {
     const missing = await call('check_approval_status', { approval_id: 'appr_doesnotexist' });
     expect(missing.isError).toBe(true);
     expect(missing.text).toMatch(/^error: /);
-    const secret = await call('request_action_approval', { action: 'deploy.run', target: 'svc/api', summary: 'Deploy', args: { password: 'hunter2' } });
+    const secret = await call('request_action_approval', {
+      action: 'deploy.run',
+      target: 'svc/api',
+      summary: 'Deploy',
+      args: { password: 'hunter2' },
+    });
     expect(secret.isError).toBe(true);
     expect(secret.text).toMatch(/secret/i);
     // The server is still there.

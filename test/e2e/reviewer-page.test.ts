@@ -26,9 +26,12 @@ suite('reviewer page in Chromium', () => {
   const shotDir = process.env.GATE_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gate-reviewer-'));
 
   const text = (sel: string): Promise<string> => page.locator(sel).innerText();
-  const waitText = (sel: string, re: RegExp) => until(`${sel} to match ${re}`, async () => (re.test(await text(sel)) ? true : undefined));
+  const waitText = (sel: string, re: RegExp) =>
+    until(`${sel} to match ${re}`, async () => (re.test(await text(sel)) ? true : undefined));
   async function create(summary: string): Promise<Ref> {
-    const res = await h.create(evidence({ target, summary, args: { charge: target, amount: 14500, reason: 'damaged' } }));
+    const res = await h.create(
+      evidence({ target, summary, args: { charge: target, amount: 14500, reason: 'damaged' } }),
+    );
     expect(res.status).toBe(201);
     return res.body as Ref;
   }
@@ -46,7 +49,10 @@ suite('reviewer page in Chromium', () => {
     page = await browser.newPage();
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     // "Failed to load resource" is the browser logging an HTTP error status the page handles itself.
-    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text()));
+    page.on(
+      'console',
+      (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text()),
+    );
     page.on('request', (r) => r.method() === 'POST' && r.url().includes('/decision') && sent.push(r.postData() ?? ''));
   });
 
@@ -90,7 +96,11 @@ suite('reviewer page in Chromium', () => {
     expect(await text('#d-sha')).toBe(approveMe.payload_sha256);
     expect(await text('#d-facts')).toContain('Refund A: damaged shipment, ticket #4081');
     expect(JSON.parse(await text('#d-args'))).toEqual({ charge: target, amount: 14500, reason: 'damaged' });
-    expect(JSON.parse(await text('#d-evidence'))).toMatchObject({ request_id: approveMe.request_id, agent_id: 'agent-1', target });
+    expect(JSON.parse(await text('#d-evidence'))).toMatchObject({
+      request_id: approveMe.request_id,
+      agent_id: 'agent-1',
+      target,
+    });
   });
 
   it('renders the list and an open request to a screenshot', async () => {
@@ -106,8 +116,15 @@ suite('reviewer page in Chromium', () => {
     expect(await text('#msg')).toMatch(/status approved/);
     await expect(page.locator('#actions').isHidden()).resolves.toBe(true);
     const got = await h.get(approveMe.request_id);
-    expect(got.body).toMatchObject({ status: 'approved', votes: [{ reviewer_id: 'rev-1', decision: 'approve', note: 'checked ticket #4081' }] });
-    expect(JSON.parse(sent[0])).toMatchObject({ decision: 'approve', payload_sha256: approveMe.payload_sha256, note: 'checked ticket #4081' });
+    expect(got.body).toMatchObject({
+      status: 'approved',
+      votes: [{ reviewer_id: 'rev-1', decision: 'approve', note: 'checked ticket #4081' }],
+    });
+    expect(JSON.parse(sent[0]!)).toMatchObject({
+      decision: 'approve',
+      payload_sha256: approveMe.payload_sha256,
+      note: 'checked ticket #4081',
+    });
   });
 
   it('refuses a rejection without a reason, then rejects with one', async () => {
@@ -124,7 +141,10 @@ suite('reviewer page in Chromium', () => {
     await page.click('#reject');
     await waitText('#d-title', /denied/);
     const got = await h.get(rejectMe.request_id);
-    expect(got.body).toMatchObject({ status: 'denied', decision: { decision: 'reject', reviewer_id: 'rev-1', reason: 'duplicate of an earlier refund' } });
+    expect(got.body).toMatchObject({
+      status: 'denied',
+      decision: { decision: 'reject', reviewer_id: 'rev-1', reason: 'duplicate of an earlier refund' },
+    });
   });
 
   it('refuses modified args that are not a JSON object without sending them', async () => {
@@ -145,7 +165,11 @@ suite('reviewer page in Chromium', () => {
     await page.click('#modify');
     await waitText('#d-title', /approved/);
     const got = await h.get(modifyMe.request_id);
-    expect(got.body).toMatchObject({ status: 'approved', modified_by: 'rev-1', final_args: { charge: target, amount: 5000, reason: 'damaged' } });
+    expect(got.body).toMatchObject({
+      status: 'approved',
+      modified_by: 'rev-1',
+      final_args: { charge: target, amount: 5000, reason: 'damaged' },
+    });
     expect(JSON.parse(await text('#d-args'))).toEqual(got.body.final_args);
   });
 

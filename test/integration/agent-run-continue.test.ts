@@ -18,7 +18,8 @@ let connection: Connection;
 let stack: Awaited<ReturnType<typeof startRunStack>>;
 const done = (v: RunView) => ['completed', 'failed', 'cancelled'].includes(v.status);
 const toolMessages = (v: RunView): ToolMessage[] => v.messages.filter((m): m is ToolMessage => m.role === 'tool');
-const callIds = (messages: Message[]): string[] => messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+const callIds = (messages: Message[]): string[] =>
+  messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
 
 beforeAll(async () => {
   ({ client, connection } = await testClient());
@@ -32,8 +33,22 @@ afterAll(async () => {
 /** Starts a run as the API would (memo with the agent), with the given continue-as-new limits. */
 async function start(turns: ScriptedTurn[], limits: RunInput['continue_as_new'], maxTurns: number): Promise<string> {
   const runId = `run_${randomUUID().slice(0, 12)}`;
-  const input: RunInput = { run_id: runId, goal: 'Read the travel policy', domain: 'trip', model: { kind: 'scripted', turns }, agent_id: 'agent-1', approval_ttl_seconds: 600, max_turns: maxTurns, continue_as_new: limits };
-  await client.workflow.start('agentRunWorkflow', { workflowId: runId, taskQueue: stack.worker.taskQueue, args: [input], memo: { agent_id: 'agent-1' } });
+  const input: RunInput = {
+    run_id: runId,
+    goal: 'Read the travel policy',
+    domain: 'trip',
+    model: { kind: 'scripted', turns },
+    agent_id: 'agent-1',
+    approval_ttl_seconds: 600,
+    max_turns: maxTurns,
+    continue_as_new: limits,
+  };
+  await client.workflow.start('agentRunWorkflow', {
+    workflowId: runId,
+    taskQueue: stack.worker.taskQueue,
+    args: [input],
+    memo: { agent_id: 'agent-1' },
+  });
   return runId;
 }
 
@@ -45,8 +60,11 @@ async function runTrail(runId: string) {
 
 /** Every execution's history, oldest first, following `continuedExecutionRunId` back from the latest. */
 async function executionHistories(runId: string) {
-  const out: { workflowId: string; history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> }[] = [];
-  for (let execRunId: string | undefined; ; ) {
+  const out: {
+    workflowId: string;
+    history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
+  }[] = [];
+  for (let execRunId: string | undefined; ;) {
     const history = await client.workflow.getHandle(runId, execRunId).fetchHistory();
     out.unshift({ workflowId: runId, history });
     execRunId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
@@ -59,7 +77,11 @@ async function expectReplays(runId: string, executions: number): Promise<void> {
   const histories = await executionHistories(runId);
   expect(histories).toHaveLength(executions);
   const errors: unknown[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! }, replayName: 'continue-as-new-replay' }, histories)) errors.push(r.error ?? null);
+  for await (const r of Worker.runReplayHistories(
+    { workflowBundle: { codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! }, replayName: 'continue-as-new-replay' },
+    histories,
+  ))
+    errors.push(r.error ?? null);
   expect(errors).toEqual(histories.map(() => null));
 }
 
@@ -69,7 +91,11 @@ describe('agentRun continue-as-new', () => {
     const PER_TURN = 10;
     const turns: ScriptedTurn[] = Array.from({ length: BATCHES }, (_, t) => ({
       content: '',
-      tool_calls: Array.from({ length: PER_TURN }, (_, i) => ({ id: `s${t}_${i}`, name: 'search_trip_policy', args: { query: i % 2 ? 'budget' : 'approval' } })),
+      tool_calls: Array.from({ length: PER_TURN }, (_, i) => ({
+        id: `s${t}_${i}`,
+        name: 'search_trip_policy',
+        args: { query: i % 2 ? 'budget' : 'approval' },
+      })),
     }));
     // The final answer quotes the very first result: the conversation crossed every execution.
     turns.push({ content: 'First finding: {{result:s0_0}}' });
@@ -94,7 +120,10 @@ describe('agentRun continue-as-new', () => {
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
     expect((await handle.describe()).memo).toMatchObject({ agent_id: 'agent-1' });
     // The API's read of the run follows the chain of executions.
-    expect(await new RunClient(client, { taskQueue: stack.worker.taskQueue }).get(runId)).toMatchObject({ status: 'completed', executions: v.executions });
+    expect(await new RunClient(client, { taskQueue: stack.worker.taskQueue }).get(runId)).toMatchObject({
+      status: 'completed',
+      executions: v.executions,
+    });
 
     const { events, verified } = await runTrail(runId);
     expect(verified).toEqual({ ok: true, count: events.length });
@@ -109,8 +138,16 @@ describe('agentRun continue-as-new', () => {
   }, 90_000);
 
   it('offloads a large conversation to the store, and keeps denial memory across executions', async () => {
-    const submit = (id: string): ScriptedTurn => ({ content: '', tool_calls: [{ id, name: 'submit_trip_request', args: {} }] });
-    const turns = [...draftAndValidate(800000), submit('c3'), submit('c4'), { content: 'c3 {{outcome:c3}}, c4 {{outcome:c4}}, draft {{value:c1.draft_id}}' }];
+    const submit = (id: string): ScriptedTurn => ({
+      content: '',
+      tool_calls: [{ id, name: 'submit_trip_request', args: {} }],
+    });
+    const turns = [
+      ...draftAndValidate(800000),
+      submit('c3'),
+      submit('c4'),
+      { content: 'c3 {{outcome:c3}}, c4 {{outcome:c4}}, draft {{value:c1.draft_id}}' },
+    ];
     // One turn per execution, and every conversation counts as too large to carry inline.
     const runId = await start(turns, { turns_per_execution: 1, inline_conversation_bytes: 1 }, 20);
     // The gate stays open across the boundary: the run continues only once the reviewer answered.
@@ -123,7 +160,10 @@ describe('agentRun continue-as-new', () => {
     expect(toolMessages(v).find((m) => m.tool_call_id === 'c4')!.content).toMatch(/already rejected/);
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
 
-    const saved = await stack.db.query<{ execution: number }>('SELECT execution FROM run_conversations WHERE run_id = ? ORDER BY execution', [runId]);
+    const saved = await stack.db.query<{ execution: number }>(
+      'SELECT execution FROM run_conversations WHERE run_id = ? ORDER BY execution',
+      [runId],
+    );
     expect(saved.map((r) => Number(r.execution))).toEqual([2, 3, 4, 5]);
     const { events, verified } = await runTrail(runId);
     expect(verified.ok).toBe(true);
@@ -134,7 +174,10 @@ describe('agentRun continue-as-new', () => {
   });
 
   it('counts max_turns across executions', async () => {
-    const turns: ScriptedTurn[] = Array.from({ length: 5 }, (_, t) => ({ content: '', tool_calls: [{ id: `q${t}`, name: 'search_trip_policy', args: { query: 'days' } }] }));
+    const turns: ScriptedTurn[] = Array.from({ length: 5 }, (_, t) => ({
+      content: '',
+      tool_calls: [{ id: `q${t}`, name: 'search_trip_policy', args: { query: 'days' } }],
+    }));
     const runId = await start(turns, { turns_per_execution: 1 }, 3);
     const v = await waitForRun(client, runId, done);
     expect(v).toMatchObject({ status: 'failed', executions: 3, turns: 3 });

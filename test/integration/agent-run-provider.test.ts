@@ -26,14 +26,24 @@ function standIn(replies: object[]) {
   return { server, seen };
 }
 
-const completion = (message: object) => ({ id: 'chatcmpl-1', object: 'chat.completion', model: 'gpt-test', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', ...message } }] });
+const completion = (message: object) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  model: 'gpt-test',
+  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', ...message } }],
+});
 
 let client: Client;
 let connection: Connection;
 let worker: RunningWorker;
 let db: Db;
 const stub = standIn([
-  completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_trip_policy', arguments: '{"query":"budget"}' } }] }),
+  completion({
+    content: null,
+    tool_calls: [
+      { id: 'call_1', type: 'function', function: { name: 'search_trip_policy', arguments: '{"query":"budget"}' } },
+    ],
+  }),
   completion({ content: 'Trips under 300,000 KRW need no approval.' }),
 ]);
 
@@ -41,7 +51,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => stub.server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(stub.server.address() as AddressInfo).port}/v1`;
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-provider-')), 'gate.db'));
-  const { activities } = await createActivities({ db, createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'sk-test-provider', OPENAI_BASE_URL: url }) });
+  const { activities } = await createActivities({
+    db,
+    createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'sk-test-provider', OPENAI_BASE_URL: url }),
+  });
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());
 });
@@ -53,8 +66,11 @@ afterAll(async () => {
 });
 
 describe('agentRun with an OpenAI-compatible provider', () => {
-  it('sends the system prompt, the permitted tools and each tool result, and ends on the model\'s answer', async () => {
-    const runId = await startRun(client, worker.taskQueue, [], { model: { kind: 'openai', model: 'gpt-test' }, goal: 'What needs approval?' });
+  it("sends the system prompt, the permitted tools and each tool result, and ends on the model's answer", async () => {
+    const runId = await startRun(client, worker.taskQueue, [], {
+      model: { kind: 'openai', model: 'gpt-test' },
+      goal: 'What needs approval?',
+    });
     const v = await waitForRun(client, runId, (r) => ['completed', 'failed'].includes(r.status));
     expect(v.status).toBe('completed');
     expect(v.final_answer).toBe('Trips under 300,000 KRW need no approval.');
@@ -62,7 +78,9 @@ describe('agentRun with an OpenAI-compatible provider', () => {
     expect(stub.seen[0]!.headers.authorization).toBe('Bearer sk-test-provider');
     const first = stub.seen[0]!.body;
     expect(first.messages[0].role).toBe('system');
-    expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(expect.arrayContaining(['search_trip_policy', 'draft_trip_request', 'ask_user']));
+    expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(
+      expect.arrayContaining(['search_trip_policy', 'draft_trip_request', 'ask_user']),
+    );
     const second = stub.seen[1]!.body.messages;
     expect(second.slice(1).map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(second[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
@@ -73,12 +91,22 @@ describe('agentRun with an OpenAI-compatible provider', () => {
 describe('agentRun with a provider that misbehaves', () => {
   it('fails the run before running anything when one reply repeats a tool call id', async () => {
     const bad = standIn([
-      completion({ content: null, tool_calls: [0, 1].map(() => ({ id: 'call_0', type: 'function', function: { name: 'draft_trip_request', arguments: '{"destination":"Busan","days":2,"budget":800000}' } })) }),
+      completion({
+        content: null,
+        tool_calls: [0, 1].map(() => ({
+          id: 'call_0',
+          type: 'function',
+          function: { name: 'draft_trip_request', arguments: '{"destination":"Busan","days":2,"budget":800000}' },
+        })),
+      }),
     ]);
     await new Promise<void>((r) => bad.server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(bad.server.address() as AddressInfo).port}/v1`;
     const badDb = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-provider-bad-')), 'gate.db'));
-    const { activities } = await createActivities({ db: badDb, createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: url }) });
+    const { activities } = await createActivities({
+      db: badDb,
+      createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: url }),
+    });
     const w = await startTestWorker(activities);
     try {
       const runId = await startRun(client, w.taskQueue, [], { model: { kind: 'openai', model: 'gpt-test' } });

@@ -4,7 +4,14 @@ import { AuditStore } from '../../src/store/audit-store';
 import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
 import type { ToolMessage } from '../../src/core/conversation';
 import { testClient } from '../support/temporal';
-import { decidePending, draftAndValidate, startRun, startRunStack, submissionsOf, waitForRun } from '../support/run-harness';
+import {
+  decidePending,
+  draftAndValidate,
+  startRun,
+  startRunStack,
+  submissionsOf,
+  waitForRun,
+} from '../support/run-harness';
 
 let client: Client;
 let connection: Connection;
@@ -36,7 +43,11 @@ describe('agentRun', () => {
   });
 
   it('submits the approved 800,000 KRW trip exactly once', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: 'Submitted, budget {{value:c3.budget}} KRW.' },
+    ]);
     await decidePending(client, runId, { decision: 'approve' });
     const v = await waitForRun(client, runId, done);
     expect(v.status).toBe('completed');
@@ -48,7 +59,11 @@ describe('agentRun', () => {
   });
 
   it('runs a modified call with the reviewer values, rewrites the recorded call and reports the executed values', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: 'Submitted, budget {{value:c3.budget}} KRW.' },
+    ]);
     await decidePending(client, runId, { decision: 'modify', args: { budget: 500000 } });
     const v = await waitForRun(client, runId, done);
     const result = toolMessages(v).find((m) => m.tool_call_id === 'c3')!;
@@ -65,12 +80,25 @@ describe('agentRun', () => {
     expect(subs[0]!.draft_id).not.toBe(firstDraft);
   });
 
-  it('needs the stricter tier\'s approvals when a modification raises the amount', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
-    const requestId = await decidePending(client, runId, { decision: 'modify', args: { budget: 2500000, days: 3 } }, 'rev-1');
+  it("needs the stricter tier's approvals when a modification raises the amount", async () => {
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: 'Submitted, budget {{value:c3.budget}} KRW.' },
+    ]);
+    const requestId = await decidePending(
+      client,
+      runId,
+      { decision: 'modify', args: { budget: 2500000, days: 3 } },
+      'rev-1',
+    );
     const gate = client.workflow.getHandle(requestId);
     const mid = await gate.query(getGateQuery);
-    expect(mid).toMatchObject({ status: 'requested', approvals_required: 2, votes: [expect.objectContaining({ reviewer_id: 'rev-1', decision: 'modify' })] });
+    expect(mid).toMatchObject({
+      status: 'requested',
+      approvals_required: 2,
+      votes: [expect.objectContaining({ reviewer_id: 'rev-1', decision: 'modify' })],
+    });
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
     await decidePending(client, runId, { decision: 'approve' }, 'rev-2');
     const v = await waitForRun(client, runId, done);
@@ -79,8 +107,16 @@ describe('agentRun', () => {
   });
 
   it('refuses an invalid modification and runs nothing', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'done' }]);
-    const refusal = (args: Record<string, unknown>) => decidePending(client, runId, { decision: 'modify', args }).then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: 'done' },
+    ]);
+    const refusal = (args: Record<string, unknown>) =>
+      decidePending(client, runId, { decision: 'modify', args }).then(
+        () => 'accepted',
+        (e: Error) => (e.cause as { type?: string }).type,
+      );
     expect(await refusal({ budget: 'lots' })).toBe('InvalidArgs');
     expect(await refusal({ days: 40 })).toBe('InvalidArgs');
     const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
@@ -92,7 +128,12 @@ describe('agentRun', () => {
   });
 
   it('sends a rejection reason to the model and blocks the same call without asking again', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), submit('c4'), { content: 'Not submitted. {{result:c3}}' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      submit('c4'),
+      { content: 'Not submitted. {{result:c3}}' },
+    ]);
     await decidePending(client, runId, { decision: 'reject', reason: 'the quarterly budget is used up' });
     const v = await waitForRun(client, runId, done);
     const [c3, c4] = ['c3', 'c4'].map((id) => toolMessages(v).find((m) => m.tool_call_id === id)!);
@@ -107,36 +148,60 @@ describe('agentRun', () => {
     const runId = await startRun(client, stack.worker.taskQueue, [
       ...draftAndValidate(800000),
       submit(),
-      { content: '', tool_calls: [{ id: 'd2', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 500000 } }] },
+      {
+        content: '',
+        tool_calls: [{ id: 'd2', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 500000 } }],
+      },
       { content: '', tool_calls: [{ id: 'v2', name: 'validate_trip_request', args: {} }] },
       submit('c4'),
       { content: 'Submitted, budget {{value:c4.budget}} KRW.' },
     ]);
     const first = await decidePending(client, runId, { decision: 'reject', reason: 'too expensive' });
-    await waitForRun(client, runId, (r) => r.pending_approvals.length > 0 && r.pending_approvals[0]!.request_id !== first);
+    await waitForRun(
+      client,
+      runId,
+      (r) => r.pending_approvals.length > 0 && r.pending_approvals[0]!.request_id !== first,
+    );
     await decidePending(client, runId, { decision: 'approve' });
     const v = await waitForRun(client, runId, done);
-    expect(Object.fromEntries(toolMessages(v).map((m) => [m.tool_call_id, m.outcome]))).toMatchObject({ c3: 'denied', c4: 'success' });
+    expect(Object.fromEntries(toolMessages(v).map((m) => [m.tool_call_id, m.outcome]))).toMatchObject({
+      c3: 'denied',
+      c4: 'success',
+    });
     expect((await submissionsOf(stack.db, runId)).map((s) => s.budget)).toEqual([500000]);
   });
 
   it('runs the read-only call at once, waits for the risky one, and shows the model both results in call order', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [
       ...draftAndValidate(800000),
-      { content: '', tool_calls: [{ id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } }, { id: 's2', name: 'submit_trip_request', args: {} }] },
+      {
+        content: '',
+        tool_calls: [
+          { id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } },
+          { id: 's2', name: 'submit_trip_request', args: {} },
+        ],
+      },
       { content: 'ok' },
     ]);
     const waiting = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
     // Barrier: while s2 waits, s1's result is not in the conversation yet, although s1 already ran.
     expect(toolMessages(waiting).map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);
     const audit = new AuditStore(stack.db);
-    const ranEarly = async () => (await audit.list(runId)).some((e) => e.event_type === 'tool.result' && e.data.call_id === 's1' && e.data.outcome === 'success');
+    const ranEarly = async () =>
+      (await audit.list(runId)).some(
+        (e) => e.event_type === 'tool.result' && e.data.call_id === 's1' && e.data.outcome === 'success',
+      );
     for (let i = 0; i < 50 && !(await ranEarly()); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await ranEarly()).toBe(true);
     expect((await waitForRun(client, runId, (r) => r.pending_approvals.length > 0)).status).toBe('waiting_approval');
     await decidePending(client, runId, { decision: 'approve' });
     const v = await waitForRun(client, runId, done);
-    expect(toolMessages(v).map((m) => `${m.tool_call_id}:${m.outcome}`)).toEqual(['c1:success', 'c2:success', 's1:success', 's2:success']);
+    expect(toolMessages(v).map((m) => `${m.tool_call_id}:${m.outcome}`)).toEqual([
+      'c1:success',
+      'c2:success',
+      's1:success',
+      's2:success',
+    ]);
   });
 
   it('reports expiry, unknown tools, invalid args, blocked and failed calls each exactly once', async () => {
@@ -144,7 +209,15 @@ describe('agentRun', () => {
       client,
       stack.worker.taskQueue,
       [
-        { content: '', tool_calls: [{ id: 'v0', name: 'validate_trip_request', args: {} }, { id: 'u1', name: 'book_hotel', args: {} }, { id: 'i1', name: 'draft_trip_request', args: { destination: 'Busan', days: 'two' } }, { id: 'b1', name: 'submit_trip_request', args: {} }] },
+        {
+          content: '',
+          tool_calls: [
+            { id: 'v0', name: 'validate_trip_request', args: {} },
+            { id: 'u1', name: 'book_hotel', args: {} },
+            { id: 'i1', name: 'draft_trip_request', args: { destination: 'Busan', days: 'two' } },
+            { id: 'b1', name: 'submit_trip_request', args: {} },
+          ],
+        },
         ...draftAndValidate(800000),
         submit('e1'),
         { content: 'end' },
@@ -153,16 +226,33 @@ describe('agentRun', () => {
     );
     const v = await waitForRun(client, runId, done);
     const outcomes = Object.fromEntries(toolMessages(v).map((m) => [m.tool_call_id, m.outcome]));
-    expect(outcomes).toEqual({ v0: 'failure', u1: 'unknown_tool', i1: 'invalid_args', b1: 'blocked', c1: 'success', c2: 'success', e1: 'expired' });
+    expect(outcomes).toEqual({
+      v0: 'failure',
+      u1: 'unknown_tool',
+      i1: 'invalid_args',
+      b1: 'blocked',
+      c1: 'success',
+      c2: 'success',
+      e1: 'expired',
+    });
     expect(toolMessages(v)).toHaveLength(7);
   });
 
   it('ends invalidated, not failed, when the draft changes after approval and before execution', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(2500000, 3), submit(), { content: 'end' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(2500000, 3),
+      submit(),
+      { content: 'end' },
+    ]);
     // Two approvers needed above 2,000,000: the first approval lands, then the draft drifts, then the second.
     const requestId = await decidePending(client, runId, { decision: 'approve' }, 'rev-1');
     const adapter = (await import('../../src/domain/trip')).createTripDomain(stack.db);
-    await adapter.execute(runId, 'draft_trip_request', { destination: 'Jeju', days: 3, budget: 2500000 }, `${runId}:drift`);
+    await adapter.execute(
+      runId,
+      'draft_trip_request',
+      { destination: 'Jeju', days: 3, budget: 2500000 },
+      `${runId}:drift`,
+    );
     await decidePending(client, runId, { decision: 'approve' }, 'rev-2');
     const v = await waitForRun(client, runId, done);
     expect(toolMessages(v).find((m) => m.tool_call_id === 'c3')?.outcome).toBe('invalidated');
@@ -176,19 +266,40 @@ describe('agentRun', () => {
     expect(gateTrail).not.toContain('tool.failed');
     expect(gateTrail).not.toContain('approval.consumed');
     const runTrail = await new AuditStore(stack.db).list(runId);
-    expect(runTrail.filter((e) => e.data.call_id === 'c3').map((e) => `${e.event_type}:${String(e.data.outcome)}`)).toEqual(['policy.blocked:invalidated']);
+    expect(
+      runTrail.filter((e) => e.data.call_id === 'c3').map((e) => `${e.event_type}:${String(e.data.outcome)}`),
+    ).toEqual(['policy.blocked:invalidated']);
   });
 
   it('pauses on a structured interaction until a response that fits arrives', async () => {
     const runId = await startRun(client, stack.worker.taskQueue, [
-      { content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'SELECT', target: 'destination', prompt: 'Where to?', options: ['Busan', 'Jeju'], required: true } }] },
+      {
+        content: '',
+        tool_calls: [
+          {
+            id: 'a1',
+            name: 'ask_user',
+            args: {
+              type: 'SELECT',
+              target: 'destination',
+              prompt: 'Where to?',
+              options: ['Busan', 'Jeju'],
+              required: true,
+            },
+          },
+        ],
+      },
       { content: 'You chose {{value:a1.value}}' },
     ]);
     const v1 = await waitForRun(client, runId, (r) => r.pending_interactions.length > 0);
     expect(v1.status).toBe('waiting_interaction');
     const id = v1.pending_interactions[0]!.id;
     const h = client.workflow.getHandle(runId);
-    const refusal = (value: string | null) => h.executeUpdate(respondInteractionUpdate, { args: [id, { value }] }).then(() => 'accepted', (e: Error) => String((e.cause as Error | undefined)?.message));
+    const refusal = (value: string | null) =>
+      h.executeUpdate(respondInteractionUpdate, { args: [id, { value }] }).then(
+        () => 'accepted',
+        (e: Error) => String((e.cause as Error | undefined)?.message),
+      );
     expect(await refusal('Seoul')).toMatch(/not one of the options/);
     expect(await refusal(null)).toMatch(/required/);
     await h.executeUpdate(respondInteractionUpdate, { args: [id, { value: 'Jeju' }] });
@@ -197,8 +308,21 @@ describe('agentRun', () => {
   });
 
   it('asks again when a model reuses an interaction id, and refuses a stray argsFinalized signal', async () => {
-    const ask = (id: string, type: string, extra: object = {}) => ({ content: '', tool_calls: [{ id, name: 'ask_user', args: { id: 'q', type, target: 'trip', prompt: `question ${id}`, required: true, ...extra } }] });
-    const runId = await startRun(client, stack.worker.taskQueue, [ask('a1', 'INPUT'), ask('a2', 'CONFIRM'), { content: '{{value:a1.value}} / {{value:a2.value}}' }]);
+    const ask = (id: string, type: string, extra: object = {}) => ({
+      content: '',
+      tool_calls: [
+        {
+          id,
+          name: 'ask_user',
+          args: { id: 'q', type, target: 'trip', prompt: `question ${id}`, required: true, ...extra },
+        },
+      ],
+    });
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ask('a1', 'INPUT'),
+      ask('a2', 'CONFIRM'),
+      { content: '{{value:a1.value}} / {{value:a2.value}}' },
+    ]);
     const h = client.workflow.getHandle(runId);
     await h.signal('argsFinalized', { call_id: 'nope', request_id: 'nope', args: {} });
     await h.signal('argsFinalized', null);
@@ -209,21 +333,39 @@ describe('agentRun', () => {
     await h.executeUpdate(respondInteractionUpdate, { args: [second.pending_interactions[0]!.id, { value: true }] });
     const v = await waitForRun(client, runId, done);
     expect(v.final_answer).toBe('Alice / true');
-    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(2);
+    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(
+      2,
+    );
   });
 
   it('records at most 100 stray signals from a flood, counts the rest, and still finishes', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [{ content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'INPUT', target: 'trip', prompt: 'Where to?' } }] }, { content: 'Going to {{value:a1.value}}' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      {
+        content: '',
+        tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'INPUT', target: 'trip', prompt: 'Where to?' } }],
+      },
+      { content: 'Going to {{value:a1.value}}' },
+    ]);
     const h = client.workflow.getHandle(runId);
     for (let n = 0; n < 120; n++) await h.signal('argsFinalized', { call_id: `c${n}`, request_id: 'nope', args: {} });
-    const waiting = await waitForRun(client, runId, (r) => r.refusals_unrecorded === 20 && r.pending_interactions.length > 0);
+    const waiting = await waitForRun(
+      client,
+      runId,
+      (r) => r.refusals_unrecorded === 20 && r.pending_interactions.length > 0,
+    );
     await h.executeUpdate(respondInteractionUpdate, { args: [waiting.pending_interactions[0]!.id, { value: 'Jeju' }] });
     expect((await waitForRun(client, runId, done)).final_answer).toBe('Going to Jeju');
-    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(100);
+    expect((await new AuditStore(stack.db).list(runId)).filter((e) => e.event_type === 'signal.refused')).toHaveLength(
+      100,
+    );
   });
 
   it('cancels pending gates when the run is cancelled, and a late decision is refused', async () => {
-    const runId = await startRun(client, stack.worker.taskQueue, [...draftAndValidate(800000), submit(), { content: 'end' }]);
+    const runId = await startRun(client, stack.worker.taskQueue, [
+      ...draftAndValidate(800000),
+      submit(),
+      { content: 'end' },
+    ]);
     const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
     const requestId = v.pending_approvals[0]!.request_id;
     const gate = client.workflow.getHandle(requestId);
@@ -237,7 +379,11 @@ describe('agentRun', () => {
     expect((await audit.list(requestId)).map((e) => e.event_type)).toContain('approval.cancelled');
     expect((await audit.list(runId)).map((e) => e.event_type)).toContain('run.cancelled');
     const { decideUpdate } = await import('../../src/workflows/definitions');
-    await expect(gate.executeUpdate(decideUpdate, { args: [{ decision_id: 'late', reviewer_id: 'rev-1', decision: 'approve', payload_sha256 }] })).rejects.toThrow();
+    await expect(
+      gate.executeUpdate(decideUpdate, {
+        args: [{ decision_id: 'late', reviewer_id: 'rev-1', decision: 'approve', payload_sha256 }],
+      }),
+    ).rejects.toThrow();
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
   });
 });

@@ -3,7 +3,13 @@ import type { Client, Connection } from '@temporalio/client';
 import { payloadSha256, type EvidencePayload } from '../../src/core/evidence';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { digest } from '../../src/core/hashing';
-import { consumeUpdate, decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import {
+  consumeUpdate,
+  decideSignal,
+  decideUpdate,
+  getAuditQuery,
+  getGateQuery,
+} from '../../src/workflows/definitions';
 import { startRunStack } from '../support/run-harness';
 import { testClient } from '../support/temporal';
 
@@ -23,18 +29,44 @@ afterAll(async () => {
 function input(over: Partial<GateInput> = {}, ttlMs = 600_000): GateInput {
   const id = `appr_${randomUUID().slice(0, 12)}`;
   const payload: EvidencePayload = {
-    request_id: id, correlation_id: 'corr', agent_id: 'agent-1', trigger_event_id: id, action: 'refund.create', target: 'ch_1',
-    summary: 'Refund 14,500 cents', blast_radius: { amount_cents: 14500 }, args: { charge: 'ch_1', amount: 14500 }, preconditions: {},
-    idempotency_key: id, expires_at: new Date(Date.now() + ttlMs).toISOString(),
+    request_id: id,
+    correlation_id: 'corr',
+    agent_id: 'agent-1',
+    trigger_event_id: id,
+    action: 'refund.create',
+    target: 'ch_1',
+    summary: 'Refund 14,500 cents',
+    blast_radius: { amount_cents: 14500 },
+    args: { charge: 'ch_1', amount: 14500 },
+    preconditions: {},
+    idempotency_key: id,
+    expires_at: new Date(Date.now() + ttlMs).toISOString(),
   };
-  return { payload, payload_sha256: payloadSha256(payload), approvals_required: 1, executor: 'external', consume_ttl_seconds: 600, create_sha256: digest(payload), ...over };
+  return {
+    payload,
+    payload_sha256: payloadSha256(payload),
+    approvals_required: 1,
+    executor: 'external',
+    consume_ttl_seconds: 600,
+    create_sha256: digest(payload),
+    ...over,
+  };
 }
 
 async function start(i: GateInput) {
-  return client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: stack.worker.taskQueue, args: [i] });
+  return client.workflow.start('approvalGateWorkflow', {
+    workflowId: i.payload.request_id,
+    taskQueue: stack.worker.taskQueue,
+    args: [i],
+  });
 }
 
-const approve = (i: GateInput, decisionId: string = randomUUID(), reviewer = 'rev-1') => ({ decision_id: decisionId, reviewer_id: reviewer, decision: 'approve' as const, payload_sha256: i.payload_sha256 });
+const approve = (i: GateInput, decisionId: string = randomUUID(), reviewer = 'rev-1') => ({
+  decision_id: decisionId,
+  reviewer_id: reviewer,
+  decision: 'approve' as const,
+  payload_sha256: i.payload_sha256,
+});
 
 async function until(f: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -75,10 +107,20 @@ describe('approvalGateWorkflow', () => {
   it('refuses a self-approval and a wrong hash by update, and audits a refused signal visibly', async () => {
     const i = input();
     const h = await start(i);
-    const reason = (p: Promise<unknown>) => p.then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
-    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), reviewer_id: 'agent-1' }] }))).toBe('SelfApproval');
-    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), payload_sha256: '0'.repeat(64) }] }))).toBe('HashMismatch');
-    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), decision: 'Approve' as 'approve' }] }))).toBe('InvalidInput');
+    const reason = (p: Promise<unknown>) =>
+      p.then(
+        () => 'accepted',
+        (e: Error) => (e.cause as { type?: string }).type,
+      );
+    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), reviewer_id: 'agent-1' }] }))).toBe(
+      'SelfApproval',
+    );
+    expect(
+      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), payload_sha256: '0'.repeat(64) }] })),
+    ).toBe('HashMismatch');
+    expect(
+      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), decision: 'Approve' as 'approve' }] })),
+    ).toBe('InvalidInput');
     await h.signal(decideSignal, { ...approve(i), payload_sha256: 'f'.repeat(64) });
     await until(async () => (await h.query(getAuditQuery)).some((e) => e.event_type === 'decision.refused'));
     const refused = (await h.query(getAuditQuery)).find((e) => e.event_type === 'decision.refused')!;
@@ -93,7 +135,10 @@ describe('approvalGateWorkflow', () => {
     expect(final.status).toBe('expired');
     const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
     expect(types).toEqual(['approval.requested', 'approval.escalated', 'approval.expired']);
-    const late = await h.executeUpdate(decideUpdate, { args: [approve(i)] }).then(() => 'accepted', () => 'refused');
+    const late = await h.executeUpdate(decideUpdate, { args: [approve(i)] }).then(
+      () => 'accepted',
+      () => 'refused',
+    );
     expect(late).toBe('refused');
   });
 
@@ -104,7 +149,9 @@ describe('approvalGateWorkflow', () => {
     await h.signal('decide', { decision: 'approve' });
     await h.signal('cancel', null);
     await h.signal(decideSignal, { ...approve(i), request_id: 'appr_other' });
-    await until(async () => (await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused').length === 4);
+    await until(
+      async () => (await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused').length === 4,
+    );
     await h.executeUpdate(decideUpdate, { args: [approve(i)] });
     expect((await h.query(getGateQuery)).status).toBe('approved');
   });
@@ -116,7 +163,14 @@ describe('approvalGateWorkflow', () => {
     // Refusals by every path share one cap: bad decide and cancel signals, and those the API reports.
     for (let n = 0; n < 50; n++) await h.signal('decide', { decision: 'approve', n });
     for (let n = 0; n < 40; n++) await h.signal('cancel', { actor_id: 'agent-2', actor_type: 'agent' });
-    for (let n = 0; n < 40; n++) await h.signal(recordRefusalSignal, { decision_id: `d${n}`, reviewer_id: 'rev-x', decision: 'approve', refusal: 'HashMismatch', message: 'wrong hash' });
+    for (let n = 0; n < 40; n++)
+      await h.signal(recordRefusalSignal, {
+        decision_id: `d${n}`,
+        reviewer_id: 'rev-x',
+        decision: 'approve',
+        refusal: 'HashMismatch',
+        message: 'wrong hash',
+      });
     await until(async () => (await h.query(getGateQuery)).refusals_unrecorded === 30);
     expect((await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused')).toHaveLength(100);
     await h.executeUpdate(decideUpdate, { args: [approve(i)] });
@@ -136,9 +190,14 @@ describe('approvalGateWorkflow', () => {
     const i = input();
     const h = await start(i);
     await h.executeUpdate(decideUpdate, { args: [approve(i)] });
-    const wrong = await h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-2' }] }).then(() => 'accepted', (e: Error) => (e.cause as { type?: string }).type);
+    const wrong = await h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-2' }] }).then(
+      () => 'accepted',
+      (e: Error) => (e.cause as { type?: string }).type,
+    );
     expect(wrong).toBe('NotRequester');
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-1' }] })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-1' }] })),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     expect(ok).toHaveLength(1);
     expect((ok[0] as PromiseFulfilledResult<{ args: unknown }>).value.args).toEqual(i.payload.args);
@@ -149,8 +208,23 @@ describe('approvalGateWorkflow', () => {
 /** A `tool`-executor gate input whose snapshot names `book_slot` and the request's args. */
 function toolGateInput(): GateInput {
   const base = input();
-  const payload = { ...base.payload, snapshot: { tool: 'book_slot', args_sha256: digest(base.payload.args), result_version: 1, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) } };
-  return { ...base, payload, payload_sha256: payloadSha256(payload), executor: 'tool', tool: { domain: 'test', session_id: 's1' } };
+  const payload = {
+    ...base.payload,
+    snapshot: {
+      tool: 'book_slot',
+      args_sha256: digest(base.payload.args),
+      result_version: 1,
+      result_sha256: 'a'.repeat(64),
+      validation_sha256: 'b'.repeat(64),
+    },
+  };
+  return {
+    ...base,
+    payload,
+    payload_sha256: payloadSha256(payload),
+    executor: 'tool',
+    tool: { domain: 'test', session_id: 's1' },
+  };
 }
 
 /** A worker whose domain activities are the test's own; the store and webhooks do nothing. */
@@ -170,16 +244,45 @@ async function stubWorker(domain: Record<string, (...args: never[]) => Promise<u
 describe('tool executor', () => {
   it('applies one modification once when it arrives by signal and by update while being validated', async () => {
     const slow = await stubWorker({
-      reviseToolCall: async ({ input: cur, patch }: { input: Record<string, unknown>; patch: Record<string, unknown> }) => {
+      reviseToolCall: async ({
+        input: cur,
+        patch,
+      }: {
+        input: Record<string, unknown>;
+        patch: Record<string, unknown>;
+      }) => {
         await new Promise((r) => setTimeout(r, 1000)); // the domain takes its time
         const next = { ...cur, ...patch };
-        return { ok: true, input: next, snapshot: { tool: 'book_slot', args_sha256: digest(next), result_version: 2, result_sha256: 'a'.repeat(64), validation_sha256: 'b'.repeat(64) }, approvals_required: 1, executed_values: patch, summary: 'x' };
+        return {
+          ok: true,
+          input: next,
+          snapshot: {
+            tool: 'book_slot',
+            args_sha256: digest(next),
+            result_version: 2,
+            result_sha256: 'a'.repeat(64),
+            validation_sha256: 'b'.repeat(64),
+          },
+          approvals_required: 1,
+          executed_values: patch,
+          summary: 'x',
+        };
       },
     });
     try {
       const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: slow.taskQueue, args: [i] });
-      const mod = { decision_id: 'mod-1', reviewer_id: 'rev-1', decision: 'modify' as const, payload_sha256: i.payload_sha256, args: { amount: 100 } };
+      const h = await client.workflow.start('approvalGateWorkflow', {
+        workflowId: i.payload.request_id,
+        taskQueue: slow.taskQueue,
+        args: [i],
+      });
+      const mod = {
+        decision_id: 'mod-1',
+        reviewer_id: 'rev-1',
+        decision: 'modify' as const,
+        payload_sha256: i.payload_sha256,
+        args: { amount: 100 },
+      };
       await h.signal(decideSignal, mod);
       await until(async () => (await h.query(getGateQuery)).busy); // the signal's modification is being validated
       const viaUpdate = await h.executeUpdate(decideUpdate, { args: [mod] });
@@ -208,7 +311,11 @@ describe('tool executor', () => {
     });
     try {
       const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: blind.taskQueue, args: [i] });
+      const h = await client.workflow.start('approvalGateWorkflow', {
+        workflowId: i.payload.request_id,
+        taskQueue: blind.taskQueue,
+        args: [i],
+      });
       await h.executeUpdate(decideUpdate, { args: [approve(i)] });
       const final: GateState = await h.result();
       expect(final.status).toBe('invalidated');
@@ -225,18 +332,32 @@ describe('tool executor', () => {
     const failing = await stubWorker({
       executeTool: async () => {
         runs++;
-        throw ApplicationFailure.create({ type: 'ToolFailed', message: 'the booking system is closed', nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'ToolFailed',
+          message: 'the booking system is closed',
+          nonRetryable: true,
+        });
       },
     });
     try {
       const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', { workflowId: i.payload.request_id, taskQueue: failing.taskQueue, args: [i] });
+      const h = await client.workflow.start('approvalGateWorkflow', {
+        workflowId: i.payload.request_id,
+        taskQueue: failing.taskQueue,
+        args: [i],
+      });
       await h.executeUpdate(decideUpdate, { args: [approve(i)] });
       const final: GateState = await h.result();
       expect(final.status).toBe('consumed');
       expect(final.execution).toMatchObject({ outcome: 'failure', error: 'the booking system is closed' });
       const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
-      expect(types).toEqual(['approval.requested', 'approval.approved', 'snapshot.verified', 'approval.consumed', 'tool.failed']);
+      expect(types).toEqual([
+        'approval.requested',
+        'approval.approved',
+        'snapshot.verified',
+        'approval.consumed',
+        'tool.failed',
+      ]);
       expect(runs).toBe(1); // ToolFailed is final: not retried
     } finally {
       await failing.stop();

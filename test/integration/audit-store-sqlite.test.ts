@@ -2,7 +2,17 @@ import { chainEvent, verifyChain, type AuditEvent } from '../../src/core/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite } from '../../src/store/db';
 
-const fields = (i: number) => ({ event_id: `evt_${i}`, request_id: 'appr_1', event_type: 'approval.requested', actor_type: 'agent' as const, actor_id: 'agent-1', payload_sha256: 'a'.repeat(64), note: null, timestamp: '2026-01-01T00:00:00.000Z', data: { i } });
+const fields = (i: number) => ({
+  event_id: `evt_${i}`,
+  request_id: 'appr_1',
+  event_type: 'approval.requested',
+  actor_type: 'agent' as const,
+  actor_id: 'agent-1',
+  payload_sha256: 'a'.repeat(64),
+  note: null,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  data: { i },
+});
 
 describe('audit store on SQLite', () => {
   it('appends once per event id, returns the chain in order, and refuses updates and deletes', async () => {
@@ -19,7 +29,11 @@ describe('audit store on SQLite', () => {
     expect(verifyChain(back)).toEqual({ ok: true, count: 3 });
     // Compare messages, not classes: better-sqlite3's native addon keeps the SqliteError class
     // of the first jest module registry that loaded it, so `instanceof Error` fails in later files.
-    const refusal = (sql: string) => db.run(sql).then(() => 'changed', (e: { message?: string }) => String(e?.message));
+    const refusal = (sql: string) =>
+      db.run(sql).then(
+        () => 'changed',
+        (e: { message?: string }) => String(e?.message),
+      );
     expect(await refusal(`UPDATE audit_events SET note = 'x'`)).toMatch(/append-only/);
     expect(await refusal(`DELETE FROM audit_events`)).toMatch(/append-only/);
     await db.close();

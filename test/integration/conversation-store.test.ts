@@ -15,14 +15,21 @@ const messages: Message[] = [
   { role: 'assistant', content: '', tool_calls: [{ id: 'q1', name: 'search_trip_policy', args: { query: 'days' } }] },
   { role: 'tool', tool_call_id: 'q1', outcome: 'success', content: 'A trip lasts 1 to 30 days, ünïcödé included.' },
 ];
-const failureType = (p: Promise<unknown>) => p.then(() => 'loaded', (e: unknown) => (e instanceof ApplicationFailure ? `${e.type}:${String(e.nonRetryable)}` : String(e)));
+const failureType = (p: Promise<unknown>) =>
+  p.then(
+    () => 'loaded',
+    (e: unknown) => (e instanceof ApplicationFailure ? `${e.type}:${String(e.nonRetryable)}` : String(e)),
+  );
 
 const dialects: [string, () => { db: Db; stop(): void }][] = [
   [
     'SQLite',
     () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-conv-'));
-      return { db: openSqlite(path.join(dir, 'gate.db')), stop: () => fs.rmSync(dir, { recursive: true, force: true }) };
+      return {
+        db: openSqlite(path.join(dir, 'gate.db')),
+        stop: () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
     },
   ],
   ...(skipPostgres
@@ -65,7 +72,10 @@ describe.each(dialects)('conversation offload store on %s', (_name, open) => {
     const ref = await acts.saveConversation({ run_id: 'run_y', execution: 2, messages });
     expect(await failureType(acts.loadConversation({ ...ref, execution: 3 }))).toBe('BrokenConversation:true');
     const altered = [...messages.slice(0, 2), { ...messages[2], outcome: 'failure' }];
-    await opened.db.run('UPDATE run_conversations SET messages = ? WHERE run_id = ?', [JSON.stringify(altered), 'run_y']);
+    await opened.db.run('UPDATE run_conversations SET messages = ? WHERE run_id = ?', [
+      JSON.stringify(altered),
+      'run_y',
+    ]);
     expect(await failureType(acts.loadConversation(ref))).toBe('BrokenConversation:true');
   });
 });

@@ -46,7 +46,12 @@ function requestId(): string {
 }
 
 /** A GateInput around evidence fields; the payload is parsed so it is exactly what the API would store. */
-function gateInput(id: string, fields: Partial<EvidencePayload> & Pick<EvidencePayload, 'args'>, extra: Partial<GateInput> = {}, ttlSeconds = 600): GateInput {
+function gateInput(
+  id: string,
+  fields: Partial<EvidencePayload> & Pick<EvidencePayload, 'args'>,
+  extra: Partial<GateInput> = {},
+  ttlSeconds = 600,
+): GateInput {
   const payload = EvidencePayload.parse({
     request_id: id,
     idempotency_key: `idem-${id}`,
@@ -59,11 +64,24 @@ function gateInput(id: string, fields: Partial<EvidencePayload> & Pick<EvidenceP
     summary: 'Submit a 2-day trip to Busan, 800,000 KRW',
     ...fields,
   });
-  return { payload, payload_sha256: payloadSha256(payload), approvals_required: 1, executor: 'external', consume_ttl_seconds: 600, create_sha256: digest(payload), ...extra };
+  return {
+    payload,
+    payload_sha256: payloadSha256(payload),
+    approvals_required: 1,
+    executor: 'external',
+    consume_ttl_seconds: 600,
+    create_sha256: digest(payload),
+    ...extra,
+  };
 }
 
 function approve(input: GateInput, reviewer = 'rev-1') {
-  return { decision_id: `dec-${randomUUID()}`, reviewer_id: reviewer, decision: 'approve' as const, payload_sha256: input.payload_sha256 };
+  return {
+    decision_id: `dec-${randomUUID()}`,
+    reviewer_id: reviewer,
+    decision: 'approve' as const,
+    payload_sha256: input.payload_sha256,
+  };
 }
 
 /** The gate answers `requested` and has no activity in flight (so a kill loses no audit write to a 30 s timeout). */
@@ -79,7 +97,12 @@ async function settledRequested(handle: WorkflowHandle<typeof approvalGateWorkfl
 /** Drafts and validates a trip in `sessionId` and returns the gate input of its submit, as the trip adapter plans it. */
 async function plannedSubmitGate(db: Db, sessionId: string, id: string): Promise<GateInput> {
   const trip = createTripDomain(db);
-  await trip.execute(sessionId, 'draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 }, `${sessionId}:draft`);
+  await trip.execute(
+    sessionId,
+    'draft_trip_request',
+    { destination: 'Busan', days: 2, budget: 800_000 },
+    `${sessionId}:draft`,
+  );
   await trip.execute(sessionId, 'validate_trip_request', {}, `${sessionId}:validate`);
   const plan = await trip.plan(sessionId, 'submit_trip_request', {});
   if (plan.policy !== 'require_approval') throw new Error(`expected the submit to need approval, got ${plan.policy}`);
@@ -121,11 +144,20 @@ describe('gate survives a killed worker', () => {
 
       await spawnWorker({ dataDir, taskQueue });
       const final = await handle.result();
-      expect(final).toMatchObject({ status: 'consumed', consumed_by: 'approval-gate', decision: { decision: 'approve', reviewer_id: 'rev-1' } });
+      expect(final).toMatchObject({
+        status: 'consumed',
+        consumed_by: 'approval-gate',
+        decision: { decision: 'approve', reviewer_id: 'rev-1' },
+      });
       expect(final.execution).toMatchObject({ outcome: 'success' });
       const mine = (await listSubmissions(db)).filter((s) => s.request_id === id);
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ destination: 'Busan', days: 2, budget: 800_000, submission_id: final.execution!.values!.submission_id });
+      expect(mine[0]).toMatchObject({
+        destination: 'Busan',
+        days: 2,
+        budget: 800_000,
+        submission_id: final.execution!.values!.submission_id,
+      });
     } finally {
       await db.close();
     }
@@ -156,11 +188,24 @@ describe('gate survives a killed Temporal server', () => {
       servers.push(server);
 
       // The worker may or may not outlive a server that vanished; the gate must not depend on it.
-      const alive = await Promise.race([worker.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 500))]);
+      const alive = await Promise.race([
+        worker.exited.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), 500)),
+      ]);
       if (!alive) worker = await spawnWorker({ dataDir: dir, taskQueue, temporalAddress: server.address });
 
-      const after = await waitFor('the gate to answer after the restart', () => ownClient.workflow.getHandle(id).query(getGateQuery), 45_000, 500);
-      expect(after).toMatchObject({ request_id: id, status: 'requested', payload_sha256: input.payload_sha256, expires_at: input.payload.expires_at });
+      const after = await waitFor(
+        'the gate to answer after the restart',
+        () => ownClient.workflow.getHandle(id).query(getGateQuery),
+        45_000,
+        500,
+      );
+      expect(after).toMatchObject({
+        request_id: id,
+        status: 'requested',
+        payload_sha256: input.payload_sha256,
+        expires_at: input.payload.expires_at,
+      });
       expect((await handle.describe()).status.name).toBe('RUNNING');
 
       const decided = await handle.executeUpdate(decideUpdate, { args: [approve(input)] });
@@ -180,17 +225,28 @@ describe('a decision sent right after creation', () => {
     const dataDir = tempDir();
     const taskQueue = uniqueTaskQueue('crash-race');
     await spawnWorker({ dataDir, taskQueue });
-    const inputs = Array.from({ length: 10 }, () => gateInput(requestId(), { args: { destination: 'Jeju', days: 1, budget: 100_000 } }));
+    const inputs = Array.from({ length: 10 }, () =>
+      gateInput(requestId(), { args: { destination: 'Jeju', days: 1, budget: 100_000 } }),
+    );
     const handles = await Promise.all(
       inputs.map(async (input, i) => {
         const opts = { workflowId: input.payload.request_id, taskQueue, args: [input] as [GateInput] };
-        if (i % 2 === 1) return client.workflow.signalWithStart(approvalGateWorkflow, { ...opts, signal: decideSignal, signalArgs: [approve(input)] });
+        if (i % 2 === 1)
+          return client.workflow.signalWithStart(approvalGateWorkflow, {
+            ...opts,
+            signal: decideSignal,
+            signalArgs: [approve(input)],
+          });
         const h = await client.workflow.start(approvalGateWorkflow, opts);
         await h.signal(decideSignal, approve(input)); // sent as soon as start returns, before anything else
         return h;
       }),
     );
-    const states = await Promise.all(handles.map((h) => waitFor('approved', async () => ((await h.query(getGateQuery)).status === 'approved' ? h : undefined))));
+    const states = await Promise.all(
+      handles.map((h) =>
+        waitFor('approved', async () => ((await h.query(getGateQuery)).status === 'approved' ? h : undefined)),
+      ),
+    );
     expect(states).toHaveLength(10);
     await Promise.all(handles.map((h) => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] })));
     const finals = await Promise.all(handles.map((h) => h.result()));

@@ -17,7 +17,10 @@ import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor } from '../s
 // submission: the run must finish with exactly one submission and one result per call.
 
 const TURNS: ScriptedTurn[] = [
-  { content: '', tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800_000 } }] },
+  {
+    content: '',
+    tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800_000 } }],
+  },
   { content: '', tool_calls: [{ id: 'c2', name: 'validate_trip_request', args: {} }] },
   { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] },
   { content: 'Submitted as {{value:c3.submission_id}} ({{outcome:c3}}).' },
@@ -52,7 +55,15 @@ async function store(): Promise<{ dataDir: string; db: Db }> {
 
 async function startRun(taskQueue: string): Promise<WorkflowHandle<typeof agentRunWorkflow>> {
   const runId = `run_${randomUUID().slice(0, 12)}`;
-  const input: RunInput = { run_id: runId, goal: 'Submit a 2-day Busan trip', domain: 'trip', model: { kind: 'scripted', turns: TURNS }, agent_id: 'agent-crash', approval_ttl_seconds: 600, max_turns: 10 };
+  const input: RunInput = {
+    run_id: runId,
+    goal: 'Submit a 2-day Busan trip',
+    domain: 'trip',
+    model: { kind: 'scripted', turns: TURNS },
+    agent_id: 'agent-crash',
+    approval_ttl_seconds: 600,
+    max_turns: 10,
+  };
   return client.workflow.start(agentRunWorkflow, { workflowId: runId, taskQueue, args: [input] });
 }
 
@@ -61,12 +72,16 @@ async function idle(h: WorkflowHandle): Promise<boolean> {
 }
 
 /** Waits until the run waits on its submit gate, and both have no activity in flight; returns the gate's state. */
-async function pendingGate(run: WorkflowHandle<typeof agentRunWorkflow>): Promise<{ gate: WorkflowHandle; state: GateState }> {
+async function pendingGate(
+  run: WorkflowHandle<typeof agentRunWorkflow>,
+): Promise<{ gate: WorkflowHandle; state: GateState }> {
   const view = await waitFor('a pending approval', async () => {
     const v = await run.query(getRunQuery);
     return v.pending_approvals.length > 0 ? v : undefined;
   });
-  expect(view.pending_approvals).toEqual([{ call_id: 'c3', request_id: `${view.run_id}-c3`, tool: 'submit_trip_request' }]);
+  expect(view.pending_approvals).toEqual([
+    { call_id: 'c3', request_id: `${view.run_id}-c3`, tool: 'submit_trip_request' },
+  ]);
   const gate = client.workflow.getHandle(view.pending_approvals[0]!.request_id);
   const state = await waitFor('the gate and the run to be idle', async () => {
     const s = await gate.query(getGateQuery);
@@ -78,7 +93,11 @@ async function pendingGate(run: WorkflowHandle<typeof agentRunWorkflow>): Promis
 /** Recorded starts of an activity type in a workflow's history (the last attempt of each is recorded). */
 async function activityStarts(h: WorkflowHandle, type: string): Promise<{ attempt: number; lastFailure?: string }[]> {
   const events = (await h.fetchHistory()).events ?? [];
-  const scheduled = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).map((e) => String(e.eventId)));
+  const scheduled = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+      .map((e) => String(e.eventId)),
+  );
   return events
     .map((e) => e.activityTaskStartedEventAttributes)
     .filter((a) => a && scheduled.has(String(a.scheduledEventId)))
@@ -99,7 +118,12 @@ it('submits exactly once when the worker is SIGKILLed while the run waits and th
   const { gate, state } = await pendingGate(run);
 
   expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-  await gate.signal(decideSignal, { decision_id: `dec-${randomUUID()}`, reviewer_id: 'rev-1', decision: 'approve', payload_sha256: state.payload_sha256 });
+  await gate.signal(decideSignal, {
+    decision_id: `dec-${randomUUID()}`,
+    reviewer_id: 'rev-1',
+    decision: 'approve',
+    payload_sha256: state.payload_sha256,
+  });
   expect(await listSubmissions(db, { sessionId: run.workflowId })).toEqual([]);
 
   await spawnWorker({ dataDir, taskQueue });
@@ -122,7 +146,16 @@ it('submits exactly once when the worker dies inside the submit activity after t
   const run = await startRun(taskQueue);
   const { gate, state } = await pendingGate(run);
 
-  const decided = await gate.executeUpdate(decideUpdate, { args: [{ decision_id: `dec-${randomUUID()}`, reviewer_id: 'rev-1', decision: 'approve', payload_sha256: state.payload_sha256 }] });
+  const decided = await gate.executeUpdate(decideUpdate, {
+    args: [
+      {
+        decision_id: `dec-${randomUUID()}`,
+        reviewer_id: 'rev-1',
+        decision: 'approve',
+        payload_sha256: state.payload_sha256,
+      },
+    ],
+  });
   expect(decided).toMatchObject({ status: 'approved', applied: true });
 
   // The crash hook kills the worker right after the submission transaction commits.
@@ -143,5 +176,7 @@ it('submits exactly once when the worker dies inside the submit activity after t
   expect(gateFinal).toMatchObject({ status: 'consumed', execution: { outcome: 'success' } });
   // The success came from a retry of the killed attempt, noticed by its heartbeat timeout.
   // History records only the last attempt's start: attempt 2, after the first one's heartbeat timeout.
-  expect(await activityStarts(gate, 'executeTool')).toEqual([{ attempt: 2, lastFailure: expect.stringMatching(/heartbeat timeout/i) }]);
+  expect(await activityStarts(gate, 'executeTool')).toEqual([
+    { attempt: 2, lastFailure: expect.stringMatching(/heartbeat timeout/i) },
+  ]);
 });

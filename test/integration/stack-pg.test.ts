@@ -31,14 +31,26 @@ import { startTestWorker, testClient, type RunningWorker } from '../support/temp
   }, 60_000);
 
   it('runs an approved trip submission with its audit trail and domain rows in PostgreSQL', async () => {
-    const runId = await startRun(client, worker.taskQueue, [...draftAndValidate(800000), { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] }, { content: 'done' }]);
+    const runId = await startRun(client, worker.taskQueue, [
+      ...draftAndValidate(800000),
+      { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] },
+      { content: 'done' },
+    ]);
     const requestId = await decidePending(client, runId, { decision: 'approve' });
     const v = await waitForRun(client, runId, (r) => r.status === 'completed');
     expect(v.final_answer).toBe('done');
     expect((await submissionsOf(db, runId)).map((s) => s.budget)).toEqual([800000]);
     const audit = new AuditStore(db);
     const trail = await audit.list(requestId);
-    expect(trail.map((e) => e.event_type)).toEqual(expect.arrayContaining(['approval.requested', 'approval.approved', 'snapshot.verified', 'approval.consumed', 'tool.succeeded']));
+    expect(trail.map((e) => e.event_type)).toEqual(
+      expect.arrayContaining([
+        'approval.requested',
+        'approval.approved',
+        'snapshot.verified',
+        'approval.consumed',
+        'tool.succeeded',
+      ]),
+    );
     expect(verifyChain(trail)).toEqual({ ok: true, count: trail.length });
   });
 

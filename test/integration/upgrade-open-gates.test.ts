@@ -57,18 +57,37 @@ it('finishes gates and a run opened on the previous release with the current cod
   const old = await runWorker({ codePath: unpackBundle(OLD_RELEASE) });
   const gates = new GateClient(client, { taskQueue, audit: new AuditStore(db) });
   const { requestId, input } = prepareCreate(
-    { correlation_id: 'upgrade', trigger_event_id: `evt-${randomUUID()}`, action: 'refund.create', target: 'ch_1', summary: 'Refund 40 EUR', blast_radius: { amount_cents: 4000 }, args: { charge: 'ch_1', amount: 4000 }, preconditions: {}, ttl_seconds: 600 },
+    {
+      correlation_id: 'upgrade',
+      trigger_event_id: `evt-${randomUUID()}`,
+      action: 'refund.create',
+      target: 'ch_1',
+      summary: 'Refund 40 EUR',
+      blast_radius: { amount_cents: 4000 },
+      args: { charge: 'ch_1', amount: 4000 },
+      preconditions: {},
+      ttl_seconds: 600,
+    },
     { agentId: 'agent-1' },
   );
   await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, taskQueue, randomUUID()));
-  const runId = await startRun(client, taskQueue, [...draftAndValidate(800000), { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] }, { content: 'Submitted, budget {{value:c3.budget}} KRW.' }]);
+  const runId = await startRun(client, taskQueue, [
+    ...draftAndValidate(800000),
+    { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] },
+    { content: 'Submitted, budget {{value:c3.budget}} KRW.' },
+  ]);
   await waitForRun(client, runId, (v) => v.pending_approvals.length > 0);
   expect((await client.workflow.getHandle(requestId).query(getGateQuery)).status).toBe('requested');
   await old.stop();
 
   const current = await runWorker({ codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! });
   try {
-    await gates.decide(requestId, { decision_id: randomUUID(), reviewer_id: 'rev-1', decision: 'approve', payload_sha256: input.payload_sha256 });
+    await gates.decide(requestId, {
+      decision_id: randomUUID(),
+      reviewer_id: 'rev-1',
+      decision: 'approve',
+      payload_sha256: input.payload_sha256,
+    });
     const consumed = await gates.consume(requestId, 'agent-1');
     expect(consumed.args).toEqual({ charge: 'ch_1', amount: 4000 });
     const gateRequest = await decidePending(client, runId, { decision: 'approve' });

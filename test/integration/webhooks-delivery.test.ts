@@ -25,7 +25,8 @@ async function startReceiver(answer: (n: number) => number | null) {
     req.on('end', () => {
       const status = answer(received.length);
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString(), status: status ?? 0 });
-      if (status !== null) res.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 ? 'receiver down' : 'ok');
+      if (status !== null)
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 ? 'receiver down' : 'ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,7 +47,11 @@ const secret = generateWebhookSecret();
 const input: DeliverWebhooksInput = {
   message_id: 'msg_0b9e2c1e-4d2f-4b43-9a39-2f7c5b1f0a11',
   event_type: 'approval.approved',
-  body: { type: 'approval.approved', timestamp: '2025-01-01T00:00:00.000Z', data: { request_id: 'appr_1', status: 'approved' } },
+  body: {
+    type: 'approval.approved',
+    timestamp: '2025-01-01T00:00:00.000Z',
+    data: { request_id: 'appr_1', status: 'approved' },
+  },
 };
 const quiet = { info: () => undefined, warn: () => undefined };
 
@@ -91,7 +96,9 @@ describe('deliverWebhooks', () => {
 
     expect(rx.received.map((d) => d.status)).toEqual([500, 500, 200]);
     expect(new Set(rx.received.map((d) => d.headers['webhook-id']))).toEqual(new Set([input.message_id]));
-    expect(Number(rx.received[1]!.headers['webhook-timestamp'])).toBeGreaterThan(Number(rx.received[0]!.headers['webhook-timestamp']));
+    expect(Number(rx.received[1]!.headers['webhook-timestamp'])).toBeGreaterThan(
+      Number(rx.received[0]!.headers['webhook-timestamp']),
+    );
     for (const d of rx.received) {
       expect(d.headers['content-type']).toBe('application/json');
       expect(verifyWebhook(secret, d.body, d.headers)).toEqual(input.body);

@@ -63,7 +63,11 @@ beforeAll(async () => {
   flaky = await startReceiver((n) => (n === 0 ? 500 : 200));
   steady = await startReceiver(() => 200);
   const activities: GateActivities = {
-    ...createWebhookActivities({ urls: [flaky.url, steady.url], secret, logger: { info: () => undefined, warn: () => undefined } }),
+    ...createWebhookActivities({
+      urls: [flaky.url, steady.url],
+      secret,
+      logger: { info: () => undefined, warn: () => undefined },
+    }),
     recordAuditEvent: async () => undefined,
     recordAuditEvents: async () => ({ webhook_receivers: 2 }),
     recheckSnapshot: async () => ({ ok: true }),
@@ -95,16 +99,34 @@ function gateInput(): GateInput {
     blast_radius: { budget: 900000, currency: 'KRW' },
     args: { destination: 'Busan', days: 3, budget: 900000 },
   });
-  return { payload, payload_sha256: payloadSha256(payload), approvals_required: 1, executor: 'external', consume_ttl_seconds: 600, create_sha256: digest(payload) };
+  return {
+    payload,
+    payload_sha256: payloadSha256(payload),
+    approvals_required: 1,
+    executor: 'external',
+    consume_ttl_seconds: 600,
+    create_sha256: digest(payload),
+  };
 }
 
 it('delivers requested, approved and consumed, signed, retrying a 500 under one webhook-id', async () => {
   const input = gateInput();
-  const handle = await client.workflow.start('approvalGateWorkflow', { taskQueue: worker.taskQueue, workflowId: input.payload.request_id, args: [input] });
+  const handle = await client.workflow.start('approvalGateWorkflow', {
+    taskQueue: worker.taskQueue,
+    workflowId: input.payload.request_id,
+    args: [input],
+  });
 
   await until(() => flaky.received.length > 0); // the 500 goes to approval.requested
   const decided = await handle.executeUpdate(decideUpdate, {
-    args: [{ decision_id: `dec-${randomUUID()}`, reviewer_id: 'rev-1', decision: 'approve', payload_sha256: input.payload_sha256 }],
+    args: [
+      {
+        decision_id: `dec-${randomUUID()}`,
+        reviewer_id: 'rev-1',
+        decision: 'approve',
+        payload_sha256: input.payload_sha256,
+      },
+    ],
   });
   expect(decided.status).toBe('approved');
   const consumed = await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: input.payload.agent_id }] });
@@ -136,5 +158,8 @@ it('delivers requested, approved and consumed, signed, retrying a 500 under one 
     expect(fromFlaky.get(type)!.at(-1)!.event.data.request_id).toBe(input.payload.request_id);
   }
   expect(new Set(types.map((t) => fromFlaky.get(t)![0]!.id)).size).toBe(3);
-  expect(fromFlaky.get('approval.consumed')!.at(-1)!.event.data).toMatchObject({ status: 'consumed', actor_id: 'agent-1' });
+  expect(fromFlaky.get('approval.consumed')!.at(-1)!.event.data).toMatchObject({
+    status: 'consumed',
+    actor_id: 'agent-1',
+  });
 });

@@ -16,12 +16,18 @@ import { childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories
 type History = ReturnType<typeof decodeHistory>;
 
 /** Every recorded run and gate history of every version, as `<version>/<file>`. */
-const files = HISTORY_VERSIONS.flatMap((v) => fs.readdirSync(runHistoriesDir(v)).filter((f) => f.endsWith('.json')).sort().map((f) => `${v}/${f}`));
+const files = HISTORY_VERSIONS.flatMap((v) =>
+  fs
+    .readdirSync(runHistoriesDir(v))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => `${v}/${f}`),
+);
 const versionOf = (file: string): HistoryVersion => file.split('/')[0] as HistoryVersion;
 const nameOf = (file: string): string => path.basename(file.split('/')[1]!, '.json');
-const read = (file: string): History => decodeHistory(fs.readFileSync(path.join(runHistoriesDir(versionOf(file)), file.split('/')[1]!), 'utf8'));
+const read = (file: string): History =>
+  decodeHistory(fs.readFileSync(path.join(runHistoriesDir(versionOf(file)), file.split('/')[1]!), 'utf8'));
 const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
-
 
 /** What a history did, as `kind:name` marks: activities, signals in and out, updates, children, the close. */
 function marks(h: History): Set<string> {
@@ -49,10 +55,27 @@ function marks(h: History): Set<string> {
 
 /** What each v1 recording must show for it to cover the path it is named for. */
 const COVERS_V1: Record<string, string[]> = {
-  'trip-approve.agentRunWorkflow': ['activity:callModel', 'activity:planToolCall', 'activity:executeTool', `child:${GATE_TYPE}`, 'closed:completed'],
-  'trip-approve.approvalGateWorkflow': ['update:decide', 'activity:recheckSnapshot', 'activity:executeTool', 'closed:completed'],
+  'trip-approve.agentRunWorkflow': [
+    'activity:callModel',
+    'activity:planToolCall',
+    'activity:executeTool',
+    `child:${GATE_TYPE}`,
+    'closed:completed',
+  ],
+  'trip-approve.approvalGateWorkflow': [
+    'update:decide',
+    'activity:recheckSnapshot',
+    'activity:executeTool',
+    'closed:completed',
+  ],
   'trip-modify.agentRunWorkflow': ['signal:argsFinalized', `child:${GATE_TYPE}`, 'closed:completed'],
-  'trip-modify.approvalGateWorkflow': ['update:decide', 'activity:reviseToolCall', 'signal-out:argsFinalized', 'activity:executeTool', 'closed:completed'],
+  'trip-modify.approvalGateWorkflow': [
+    'update:decide',
+    'activity:reviseToolCall',
+    'signal-out:argsFinalized',
+    'activity:executeTool',
+    'closed:completed',
+  ],
   'trip-reject.agentRunWorkflow': [`child:${GATE_TYPE}`, 'closed:completed'],
   'trip-reject.approvalGateWorkflow': ['update:decide', 'closed:completed'],
   'trip-batch.agentRunWorkflow': [`child:${GATE_TYPE}`, 'activity:executeTool', 'closed:completed'],
@@ -69,14 +92,22 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v2: Object.fromEntries(
     Object.entries(COVERS_V1).map(([name, marks]) => [
       name,
-      [...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'), 'marker:core_patch', 'marker:core_local_activity'],
+      [
+        ...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'),
+        'marker:core_patch',
+        'marker:core_local_activity',
+      ],
     ]),
   ),
   // v3: the trail is written by one regular activity per task; the re-check stays local.
   v3: Object.fromEntries(
     Object.entries(COVERS_V1).map(([name, marks]) => [
       name,
-      [...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'), 'marker:core_patch', 'activity:recordAuditEvents'],
+      [
+        ...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'),
+        'marker:core_patch',
+        'activity:recordAuditEvents',
+      ],
     ]),
   ),
 };
@@ -85,44 +116,66 @@ beforeAll(installQuietRuntime);
 
 describe('agentRunWorkflow replay', () => {
   it('has a run history for every recorded path and a gate history for every path that opens a gate, in every version', () => {
-    const expected = Object.entries(RUN_PATHS).flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])]).sort();
+    const expected = Object.entries(RUN_PATHS)
+      .flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])])
+      .sort();
     expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected.map((f) => `${v}/${f}`)));
   });
 
-  it.each(['v2', 'v3'])('has %s tool gates that re-check the snapshot in a local activity, not a scheduled one', (v) => {
-    const gate = read(`${v}/trip-approve.${GATE_TYPE}.json`);
-    expect(marks(gate).has('activity:recheckSnapshot')).toBe(false);
-    expect(marks(gate).has('marker:core_local_activity')).toBe(true);
-    expect(marks(gate).has('activity:executeTool')).toBe(true);
-  });
+  it.each(['v2', 'v3'])(
+    'has %s tool gates that re-check the snapshot in a local activity, not a scheduled one',
+    (v) => {
+      const gate = read(`${v}/trip-approve.${GATE_TYPE}.json`);
+      expect(marks(gate).has('activity:recheckSnapshot')).toBe(false);
+      expect(marks(gate).has('marker:core_local_activity')).toBe(true);
+      expect(marks(gate).has('activity:executeTool')).toBe(true);
+    },
+  );
 
   it.each(files)('reads %s as a closed history of the workflow type its name gives', (file) => {
     const events = read(file).events ?? [];
     expect(events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe(nameOf(file).split('.')[1]);
     const last = events[events.length - 1];
-    expect(last?.workflowExecutionCompletedEventAttributes ?? last?.workflowExecutionCanceledEventAttributes).toBeTruthy();
+    expect(
+      last?.workflowExecutionCompletedEventAttributes ?? last?.workflowExecutionCanceledEventAttributes,
+    ).toBeTruthy();
   });
 
   it.each(files)('%s shows what its path is named for', (file) => {
-    expect([...marks(read(file))]).toEqual(expect.arrayContaining(COVERS[versionOf(file)][nameOf(file)] ?? ['a COVERS entry for this file']));
+    expect([...marks(read(file))]).toEqual(
+      expect.arrayContaining(COVERS[versionOf(file)][nameOf(file)] ?? ['a COVERS entry for this file']),
+    );
   });
 
-  it.each(HISTORY_VERSIONS)('opens one gate for a rejected call and blocks the identical retry without a second (%s)', (v) => {
-    expect(childGateIds(read(`${v}/trip-reject.${RUN_TYPE}.json`))).toHaveLength(1);
-  });
+  it.each(HISTORY_VERSIONS)(
+    'opens one gate for a rejected call and blocks the identical retry without a second (%s)',
+    (v) => {
+      expect(childGateIds(read(`${v}/trip-reject.${RUN_TYPE}.json`))).toHaveLength(1);
+    },
+  );
 
   it('replays every recorded run and gate history without a determinism error', async () => {
     const results: { workflowId: string; error?: unknown }[] = [];
     const histories = files.map((f) => ({ workflowId: idOf(f), history: read(f) }));
-    for await (const r of Worker.runReplayHistories({ ...currentCode(), replayName: 'agent-run-replay' }, histories)) results.push(r);
+    for await (const r of Worker.runReplayHistories({ ...currentCode(), replayName: 'agent-run-replay' }, histories))
+      results.push(r);
     expect(results.map((r) => r.workflowId).sort()).toEqual(files.map(idOf).sort());
-    for (const r of results) expect({ workflowId: r.workflowId, error: r.error ?? null }).toEqual({ workflowId: r.workflowId, error: null });
+    for (const r of results)
+      expect({ workflowId: r.workflowId, error: r.error ?? null }).toEqual({ workflowId: r.workflowId, error: null });
   });
 
   it('catches an agentRun changed in a non-replay-safe way', async () => {
     // A variant that does one more thing (a timer) before the run's first command.
-    const code = await bundleDelayedVariant('agentRunWorkflow', 'agent-run', [{ name: 'approvalGateWorkflow', file: 'approval-gate' }]);
+    const code = await bundleDelayedVariant('agentRunWorkflow', 'agent-run', [
+      { name: 'approvalGateWorkflow', file: 'approval-gate' },
+    ]);
     const file = `v1/trip-approve.${RUN_TYPE}.json`;
-    await expect(Worker.runReplayHistory({ workflowBundle: { code }, replayName: 'agent-run-replay-variant' }, read(file), idOf(file))).rejects.toBeInstanceOf(DeterminismViolationError);
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: { code }, replayName: 'agent-run-replay-variant' },
+        read(file),
+        idOf(file),
+      ),
+    ).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });

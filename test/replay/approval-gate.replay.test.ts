@@ -12,7 +12,13 @@ import { decodeHistory, gateHistoriesDir, HISTORY_VERSIONS } from './history-cod
  */
 
 /** Every recorded gate history of every version, as `<version>/<file>`. */
-const files = HISTORY_VERSIONS.flatMap((v) => fs.readdirSync(gateHistoriesDir(v)).filter((f) => f.endsWith('.json')).sort().map((f) => `${v}/${f}`));
+const files = HISTORY_VERSIONS.flatMap((v) =>
+  fs
+    .readdirSync(gateHistoriesDir(v))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => `${v}/${f}`),
+);
 const pathOf = (file: string): string => {
   const [v, name] = file.split('/') as [(typeof HISTORY_VERSIONS)[number], string];
   return path.join(gateHistoriesDir(v), name);
@@ -23,7 +29,6 @@ function histories(): { workflowId: string; history: ReturnType<typeof decodeHis
   return files.map((f) => ({ workflowId: idOf(f), history: decodeHistory(fs.readFileSync(pathOf(f), 'utf8')) }));
 }
 
-
 beforeAll(installQuietRuntime);
 
 describe('approvalGateWorkflow replay', () => {
@@ -32,8 +37,14 @@ describe('approvalGateWorkflow replay', () => {
     expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
   });
 
-  const activities = (f: string): string[] => (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-  const markers = (f: string): string[] => (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+  const activities = (f: string): string[] =>
+    (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
+  const markers = (f: string): string[] =>
+    (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).flatMap(
+      (e) => e.markerRecordedEventAttributes?.markerName ?? [],
+    );
 
   it('has v2 histories on the batched trail written by local activities, no per-event activity', () => {
     for (const f of files.filter((x) => x.startsWith('v2/'))) {
@@ -59,15 +70,26 @@ describe('approvalGateWorkflow replay', () => {
 
   it('replays every recorded history without a determinism error', async () => {
     const results: { workflowId: string; error?: unknown }[] = [];
-    for await (const r of Worker.runReplayHistories({ ...currentCode(), replayName: 'approval-gate-replay' }, histories())) results.push(r);
+    for await (const r of Worker.runReplayHistories(
+      { ...currentCode(), replayName: 'approval-gate-replay' },
+      histories(),
+    ))
+      results.push(r);
     expect(results.map((r) => r.workflowId).sort()).toEqual(files.map(idOf).sort());
-    for (const r of results) expect({ workflowId: r.workflowId, error: r.error ?? null }).toEqual({ workflowId: r.workflowId, error: null });
+    for (const r of results)
+      expect({ workflowId: r.workflowId, error: r.error ?? null }).toEqual({ workflowId: r.workflowId, error: null });
   });
 
   it('catches a workflow changed in a non-replay-safe way', async () => {
     // A variant that does one more thing (a timer) before the gate's first command.
     const code = await bundleDelayedVariant('approvalGateWorkflow', 'approval-gate');
     const [first] = histories();
-    await expect(Worker.runReplayHistory({ workflowBundle: { code }, replayName: 'approval-gate-replay-variant' }, first!.history, first!.workflowId)).rejects.toBeInstanceOf(DeterminismViolationError);
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: { code }, replayName: 'approval-gate-replay-variant' },
+        first!.history,
+        first!.workflowId,
+      ),
+    ).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });

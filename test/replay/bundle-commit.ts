@@ -34,7 +34,10 @@ async function main(): Promise<void> {
     const { code } = await bundleWorkflowCode({
       workflowsPath: path.join(dir, 'src', 'workflows'),
       // The commit's sources live outside the project: resolve packages from the project.
-      webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), path.join(ROOT, 'node_modules')] } }),
+      webpackConfigHook: (config) => ({
+        ...config,
+        resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), path.join(ROOT, 'node_modules')] },
+      }),
     });
     fs.mkdirSync(BUNDLES_DIR, { recursive: true });
     const target = path.join(BUNDLES_DIR, `${commit}.js.gz`);

@@ -36,19 +36,27 @@ export type History = proto.temporal.api.history.v1.IHistory;
  * straight to runReplayHistories produce and read the very same files.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a path resolved at runtime, from @temporalio/proto's own copy
-const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))] })) as {
+const protojson = require(
+  require.resolve('protobufjs/ext/protojson', {
+    paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))],
+  }),
+) as {
   toJson(type: unknown, message: unknown): unknown;
   fromJson(type: unknown, json: unknown, options?: { ignoreUnknownFields?: boolean }): unknown;
 };
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 
 /** A fetched history as proto3 JSON text. */
 export function encodeHistory(history: History): string {
-  return JSON.stringify(protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history)), null, 2) + '\n';
+  return (
+    JSON.stringify(protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history)), null, 2) +
+    '\n'
+  );
 }
 
 /** A proto3 JSON history file back into the History object `runReplayHistories` takes. */
 export function decodeHistory(json: string): History {
   return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
 }
-

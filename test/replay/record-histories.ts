@@ -30,7 +30,14 @@ import type { approvalGateWorkflow } from '../../src/workflows';
 import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
 import type * as Harness from '../support/run-harness';
-import { encodeHistory, gateHistoriesDir, HISTORY_VERSIONS, runHistoriesDir, type History, type HistoryVersion } from './history-codec';
+import {
+  encodeHistory,
+  gateHistoriesDir,
+  HISTORY_VERSIONS,
+  runHistoriesDir,
+  type History,
+  type HistoryVersion,
+} from './history-codec';
 
 const AGENT = 'agent_billing';
 
@@ -72,18 +79,39 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
     expires_at: new Date(Date.now() + ttlSeconds * 1000).toISOString(),
   });
   const sha = payloadSha256(payload);
-  return { payload, payload_sha256: sha, approvals_required: 1, executor: 'external', consume_ttl_seconds: 600, create_sha256: sha };
+  return {
+    payload,
+    payload_sha256: sha,
+    approvals_required: 1,
+    executor: 'external',
+    consume_ttl_seconds: 600,
+    create_sha256: sha,
+  };
 }
 
 function decision(input: GateInput, over: Partial<DecisionMessage>): DecisionMessage {
-  return { decision_id: `dec_${randomUUID()}`, reviewer_id: 'reviewer_alice', decision: 'approve', payload_sha256: input.payload_sha256, ...over };
+  return {
+    decision_id: `dec_${randomUUID()}`,
+    reviewer_id: 'reviewer_alice',
+    decision: 'approve',
+    payload_sha256: input.payload_sha256,
+    ...over,
+  };
 }
 
 type Scenario = (client: Client, taskQueue: string) => Promise<WorkflowHandle<typeof approvalGateWorkflow>>;
 
 /** Starts a gate; the workflow type name is frozen (it is in every recorded history). */
-function startGate(client: Client, taskQueue: string, input: GateInput): Promise<WorkflowHandle<typeof approvalGateWorkflow>> {
-  return client.workflow.start<typeof approvalGateWorkflow>('approvalGateWorkflow', { taskQueue, workflowId: input.payload.request_id, args: [input] });
+function startGate(
+  client: Client,
+  taskQueue: string,
+  input: GateInput,
+): Promise<WorkflowHandle<typeof approvalGateWorkflow>> {
+  return client.workflow.start<typeof approvalGateWorkflow>('approvalGateWorkflow', {
+    taskQueue,
+    workflowId: input.payload.request_id,
+    args: [input],
+  });
 }
 
 const scenarios: Record<string, Scenario> = {
@@ -99,7 +127,10 @@ const scenarios: Record<string, Scenario> = {
   'reject-signal': async (client, taskQueue) => {
     const input = gateInput('reject-signal', 3600);
     const handle = await startGate(client, taskQueue, input);
-    await handle.signal(decideSignal, decision(input, { decision: 'reject', reason: 'the charge was already refunded' }));
+    await handle.signal(
+      decideSignal,
+      decision(input, { decision: 'reject', reason: 'the charge was already refunded' }),
+    );
     return handle;
   },
   /** No decision before a 2-second TTL: fails closed. */
@@ -122,7 +153,6 @@ async function recordGatePaths(client: Client, taskQueue: string): Promise<void>
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
 
-
 /** Workflow type names are frozen: they are in every recorded history and file name. */
 export const RUN_TYPE = 'agentRunWorkflow';
 export const GATE_TYPE = 'approvalGateWorkflow';
@@ -137,10 +167,16 @@ interface RunPath {
 
 /** Draft 2 days in Busan at 800,000 KRW (above the approval threshold), then validate. */
 const DRAFT: ScriptedTurn[] = [
-  { content: '', tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } }] },
+  {
+    content: '',
+    tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } }],
+  },
   { content: '', tool_calls: [{ id: 'c2', name: 'validate_trip_request', args: {} }] },
 ];
-const submit = (id: string): ScriptedTurn => ({ content: '', tool_calls: [{ id, name: 'submit_trip_request', args: {} }] });
+const submit = (id: string): ScriptedTurn => ({
+  content: '',
+  tool_calls: [{ id, name: 'submit_trip_request', args: {} }],
+});
 
 export const RUN_PATHS: Record<string, RunPath> = {
   /** Submit waits for a gate; approved, the gate runs the tool; the model reports the result. */
@@ -158,14 +194,21 @@ export const RUN_PATHS: Record<string, RunPath> = {
   /** Rejected with a reason; the model retries the same call, which is blocked without a second gate. */
   'trip-reject': {
     turns: [...DRAFT, submit('c3'), submit('c4'), { content: 'Not submitted. {{result:c3}}' }],
-    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'reject', reason: 'the quarterly budget is used up' }),
+    drive: (h, client, runId) =>
+      h.decidePending(client, runId, { decision: 'reject', reason: 'the quarterly budget is used up' }),
     expect: { run: 'completed', gate: 'denied' },
   },
   /** One turn with a read-only call and a gated one: the barrier waits for both. */
   'trip-batch': {
     turns: [
       ...DRAFT,
-      { content: '', tool_calls: [{ id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } }, { id: 's2', name: 'submit_trip_request', args: {} }] },
+      {
+        content: '',
+        tool_calls: [
+          { id: 's1', name: 'search_trip_policy', args: { query: 'approvals' } },
+          { id: 's2', name: 'submit_trip_request', args: {} },
+        ],
+      },
       { content: 'Submitted, budget {{value:s2.budget}} KRW.' },
     ],
     drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'approve' }),
@@ -174,12 +217,29 @@ export const RUN_PATHS: Record<string, RunPath> = {
   /** ask_user: the run waits for an answer, which arrives by the respondInteraction update. */
   'ask-user': {
     turns: [
-      { content: '', tool_calls: [{ id: 'a1', name: 'ask_user', args: { type: 'SELECT', target: 'destination', prompt: 'Where to?', options: ['Busan', 'Jeju'], required: true } }] },
+      {
+        content: '',
+        tool_calls: [
+          {
+            id: 'a1',
+            name: 'ask_user',
+            args: {
+              type: 'SELECT',
+              target: 'destination',
+              prompt: 'Where to?',
+              options: ['Busan', 'Jeju'],
+              required: true,
+            },
+          },
+        ],
+      },
       { content: 'You chose {{value:a1.value}}' },
     ],
     drive: async (h, client, runId) => {
       const v = await h.waitForRun(client, runId, (r) => r.pending_interactions.length > 0);
-      await client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, { args: [v.pending_interactions[0]!.id, { value: 'Jeju', responder_id: 'user-1' }] });
+      await client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, {
+        args: [v.pending_interactions[0]!.id, { value: 'Jeju', responder_id: 'user-1' }],
+      });
     },
     expect: { run: 'completed' },
   },
@@ -207,7 +267,13 @@ export function childGateIds(history: History): string[] {
 }
 
 /** Runs one path to its end and saves the run's history and its child gate's. */
-async function recordRunPath(h: typeof Harness, client: Client, taskQueue: string, name: string, p: RunPath): Promise<void> {
+async function recordRunPath(
+  h: typeof Harness,
+  client: Client,
+  taskQueue: string,
+  name: string,
+  p: RunPath,
+): Promise<void> {
   const runId = await h.startRun(client, taskQueue, p.turns);
   await p.drive(h, client, runId);
   const run = client.workflow.getHandle(runId);
@@ -216,14 +282,17 @@ async function recordRunPath(h: typeof Harness, client: Client, taskQueue: strin
   const history = await run.fetchHistory();
   const gates = childGateIds(history);
   if (view.status !== p.expect.run || gates.length !== (p.expect.gate ? 1 : 0)) {
-    throw new Error(`${name}: run ended ${view.status} with ${gates.length} gate(s); expected ${p.expect.run} with ${p.expect.gate ? 1 : 0}`);
+    throw new Error(
+      `${name}: run ended ${view.status} with ${gates.length} gate(s); expected ${p.expect.run} with ${p.expect.gate ? 1 : 0}`,
+    );
   }
   save(runHistoriesDir(recording), `${name}.${RUN_TYPE}.json`, history, view.status);
   for (const id of gates) {
     const gate = client.workflow.getHandle<typeof approvalGateWorkflow>(id);
     await gate.result().catch(() => undefined); // the status check below decides
     const state = await gate.query(getGateQuery);
-    if (state.status !== p.expect.gate) throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
+    if (state.status !== p.expect.gate)
+      throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
     save(runHistoriesDir(recording), `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), state.status);
   }
 }
@@ -250,13 +319,24 @@ async function recordRunPaths(nativeConnection: NativeConnection, client: Client
 function save(dir: string, file: string, history: History, status: string): void {
   const target = path.join(dir, file);
   fs.writeFileSync(target, encodeHistory(history));
-  console.log(`${path.basename(file, '.json')}: ${status}, ${history.events?.length ?? 0} events -> ${path.relative(process.cwd(), target)}`);
+  console.log(
+    `${path.basename(file, '.json')}: ${status}, ${history.events?.length ?? 0} events -> ${path.relative(process.cwd(), target)}`,
+  );
 }
 
 /** Runs `record` while a worker (workflows bundled from source) serves a fresh task queue. */
-async function withWorker(connection: NativeConnection, activities: object, record: (taskQueue: string) => Promise<void>): Promise<void> {
+async function withWorker(
+  connection: NativeConnection,
+  activities: object,
+  record: (taskQueue: string) => Promise<void>,
+): Promise<void> {
   const taskQueue = `replay-record-${randomUUID()}`;
-  const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('../../src/workflows'), activities });
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowsPath: require.resolve('../../src/workflows'),
+    activities,
+  });
   await worker.runUntil(() => record(taskQueue));
 }
 
@@ -266,20 +346,33 @@ const SETS = ['gate', 'agent-run'] as const;
 let recording: HistoryVersion = HISTORY_VERSIONS[HISTORY_VERSIONS.length - 1]!;
 
 function checkNewSet(version: string, sets: readonly string[]): HistoryVersion {
-  if (!(HISTORY_VERSIONS as readonly string[]).includes(version)) throw new Error(`GATE_HISTORY_VERSION=${version} is not one of ${HISTORY_VERSIONS.join(', ')}; add it to HISTORY_VERSIONS first`);
+  if (!(HISTORY_VERSIONS as readonly string[]).includes(version))
+    throw new Error(
+      `GATE_HISTORY_VERSION=${version} is not one of ${HISTORY_VERSIONS.join(', ')}; add it to HISTORY_VERSIONS first`,
+    );
   const v = version as HistoryVersion;
-  const dirs = [...(sets.includes('gate') ? [gateHistoriesDir(v)] : []), ...(sets.includes('agent-run') ? [runHistoriesDir(v)] : [])];
+  const dirs = [
+    ...(sets.includes('gate') ? [gateHistoriesDir(v)] : []),
+    ...(sets.includes('agent-run') ? [runHistoriesDir(v)] : []),
+  ];
   const taken = dirs.filter((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.endsWith('.json')));
-  if (taken.length > 0) throw new Error(`history set ${v} is recorded already (${taken.join(', ')}); recorded sets are never re-recorded: add a new version`);
+  if (taken.length > 0)
+    throw new Error(
+      `history set ${v} is recorded already (${taken.join(', ')}); recorded sets are never re-recorded: add a new version`,
+    );
   return v;
 }
 
 async function run(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS;
-  if (!address) throw new Error('set TEMPORAL_ADDRESS to a dev server started with the Gate* search attributes (see the header of this file)');
+  if (!address)
+    throw new Error(
+      'set TEMPORAL_ADDRESS to a dev server started with the Gate* search attributes (see the header of this file)',
+    );
   const asked = process.argv.slice(2);
   const unknown = asked.filter((a) => !(SETS as readonly string[]).includes(a));
-  if (unknown.length > 0) throw new Error(`unknown history set(s) ${unknown.join(', ')}; choose from ${SETS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown history set(s) ${unknown.join(', ')}; choose from ${SETS.join(', ')}`);
   const sets = asked.length > 0 ? asked : SETS;
   recording = checkNewSet(process.env.GATE_HISTORY_VERSION ?? recording, sets);
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -287,7 +380,8 @@ async function run(): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
-    if (sets.includes('gate')) await withWorker(nativeConnection, activities, (taskQueue) => recordGatePaths(client, taskQueue));
+    if (sets.includes('gate'))
+      await withWorker(nativeConnection, activities, (taskQueue) => recordGatePaths(client, taskQueue));
     if (sets.includes('agent-run')) await recordRunPaths(nativeConnection, client);
   } finally {
     await connection.close();

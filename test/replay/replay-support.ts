@@ -10,13 +10,18 @@ const quietLogger = { log: quiet, trace: quiet, debug: quiet, info: quiet, warn:
 /** The suite's prebuilt bundle when jest's globalSetup made one, else bundle from source. */
 export function currentCode(): Pick<ReplayWorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   const bundle = process.env.GATE_TEST_WORKFLOW_BUNDLE;
-  return bundle && fs.existsSync(bundle) ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../../src/workflows') };
+  return bundle && fs.existsSync(bundle)
+    ? { workflowBundle: { codePath: bundle } }
+    : { workflowsPath: require.resolve('../../src/workflows') };
 }
 
 /** The variant tests provoke a nondeterminism error on purpose; keep core's warning about it quiet. */
 export function installQuietRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+    });
   } catch {
     /* installed already in this worker process */
   }
@@ -27,7 +32,11 @@ export function installQuietRuntime(): void {
  * thing, a timer, before its first command: replaying a recorded history against it must
  * fail. `alsoExport` re-exports other workflows (child types) unchanged.
  */
-export async function bundleDelayedVariant(name: string, file: string, alsoExport: { name: string; file: string }[] = []): Promise<string> {
+export async function bundleDelayedVariant(
+  name: string,
+  file: string,
+  alsoExport: { name: string; file: string }[] = [],
+): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-variant-'));
   const variant = path.join(dir, 'workflows.ts');
   const src = (f: string): string => JSON.stringify(path.join(ROOT, 'src', 'workflows', f));
@@ -49,7 +58,10 @@ export async function bundleDelayedVariant(name: string, file: string, alsoExpor
       workflowsPath: variant,
       logger: quietLogger,
       // The variant lives outside the project: let webpack find the project's packages.
-      webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), path.join(ROOT, 'node_modules')] } }),
+      webpackConfigHook: (config) => ({
+        ...config,
+        resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), path.join(ROOT, 'node_modules')] },
+      }),
     });
     return code;
   } finally {

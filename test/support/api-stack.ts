@@ -26,14 +26,23 @@ export async function startApiStack(prefix: string): Promise<ApiStack> {
   await audit.migrate();
   const worker = await startTestWorker({
     recordAuditEvent: (e: Parameters<AuditStore['append']>[0]) => audit.append(e),
-    recordAuditEvents: async ({ events }: { events: Parameters<AuditStore['appendMany']>[0] }) => (await audit.appendMany(events), { webhook_receivers: 0 }),
+    recordAuditEvents: async ({ events }: { events: Parameters<AuditStore['appendMany']>[0] }) => (
+      await audit.appendMany(events),
+      { webhook_receivers: 0 }
+    ),
     deliverWebhooks: async () => ({ delivered: [] }),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'done' }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used here' }] }),
   });
   process.env.GATE_LOG_LEVEL = 'silent'; // the API's request log would drown the test output
-  const env = { ...process.env, GATE_DATA_DIR: dataDir, GATE_TASK_QUEUE: worker.taskQueue, GATE_PORT: String(await freePort()), GATE_WEBHOOK_URLS: '' };
+  const env = {
+    ...process.env,
+    GATE_DATA_DIR: dataDir,
+    GATE_TASK_QUEUE: worker.taskQueue,
+    GATE_PORT: String(await freePort()),
+    GATE_WEBHOOK_URLS: '',
+  };
   const api = await startApiServer(loadConfig(env));
   return {
     dataDir,

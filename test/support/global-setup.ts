@@ -23,7 +23,11 @@ export default async function globalSetup(): Promise<void> {
     globalThis.__GATE_DEV_SERVER__ = server;
     process.env.TEMPORAL_ADDRESS = server.address;
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), ...workflowBundlerOptions(), logger: quietLogger() });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    ...workflowBundlerOptions(),
+    logger: quietLogger(),
+  });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
   process.env.GATE_TEST_WORKFLOW_BUNDLE = bundlePath;
@@ -31,5 +35,12 @@ export default async function globalSetup(): Promise<void> {
 
 function quietLogger() {
   const noop = (): void => undefined;
-  return { log: noop, trace: noop, debug: noop, info: noop, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
+  return {
+    log: noop,
+    trace: noop,
+    debug: noop,
+    info: noop,
+    warn: (m: string) => console.warn(m),
+    error: (m: string) => console.error(m),
+  };
 }

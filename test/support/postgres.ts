@@ -18,9 +18,12 @@ export function startPostgres(): { url: string; stop(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-pg-'));
   const r = spawnSync('bash', [path.join(scripts, 'start-postgres.sh'), dir], { encoding: 'utf8', timeout: 90_000 });
   if (r.status === 3)
-    throw new Error(`No PostgreSQL binaries found, so the PostgreSQL store cannot be tested. Install postgresql, set GATE_TEST_PG_URL, or set GATE_SKIP_PG=1 to skip.\n${r.stderr}`);
+    throw new Error(
+      `No PostgreSQL binaries found, so the PostgreSQL store cannot be tested. Install postgresql, set GATE_TEST_PG_URL, or set GATE_SKIP_PG=1 to skip.\n${r.stderr}`,
+    );
   const url = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !url.startsWith('postgresql://')) throw new Error(`start-postgres.sh failed (status ${r.status}):\n${r.stderr}${r.stdout}`);
+  if (r.status !== 0 || !url.startsWith('postgresql://'))
+    throw new Error(`start-postgres.sh failed (status ${r.status}):\n${r.stderr}${r.stdout}`);
   return {
     url,
     stop() {

@@ -60,7 +60,11 @@ export async function spawnWorker(o: SpawnWorkerOptions): Promise<WorkerProcess>
     ...o.env,
   };
   // node itself, not npx or the tsx CLI: the pid we kill is the worker, with no wrapper in between.
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_ENTRY], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live.add(child);
   let out = '';
   let stderr = '';
@@ -72,7 +76,10 @@ export async function spawnWorker(o: SpawnWorkerOptions): Promise<WorkerProcess>
     }),
   );
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker on ${o.taskQueue} did not poll within ${o.readyTimeoutMs ?? 30_000} ms:\n${out}`)), o.readyTimeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`worker on ${o.taskQueue} did not poll within ${o.readyTimeoutMs ?? 30_000} ms:\n${out}`)),
+      o.readyTimeoutMs ?? 30_000,
+    );
     child.stderr!.on('data', (b: Buffer) => {
       const s = b.toString();
       out += s;
@@ -117,7 +124,12 @@ export async function killLeftoverWorkers(): Promise<void> {
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, everyMs = 150): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+  everyMs = 150,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -127,7 +139,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `; last error: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `; last error: ${String(last)}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

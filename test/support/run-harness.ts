@@ -17,19 +17,46 @@ export async function startRunStack(): Promise<{ db: Db; worker: RunningWorker; 
   const db = openSqlite(path.join(dir, 'gate.db'));
   const { activities } = await createActivities({ db });
   const worker = await startTestWorker(activities);
-  return { db, worker, dir, close: async () => { await worker.stop(); await db.close(); } };
+  return {
+    db,
+    worker,
+    dir,
+    close: async () => {
+      await worker.stop();
+      await db.close();
+    },
+  };
 }
 
 /** Starts an agentRun with scripted turns. */
-export async function startRun(client: Client, taskQueue: string, turns: ScriptedTurn[], extra: Partial<RunInput> = {}): Promise<string> {
+export async function startRun(
+  client: Client,
+  taskQueue: string,
+  turns: ScriptedTurn[],
+  extra: Partial<RunInput> = {},
+): Promise<string> {
   const runId = `run_${randomUUID().slice(0, 12)}`;
-  const input: RunInput = { run_id: runId, goal: 'Plan a business trip', domain: 'trip', model: { kind: 'scripted', turns }, agent_id: 'agent-1', approval_ttl_seconds: 600, max_turns: 20, ...extra };
+  const input: RunInput = {
+    run_id: runId,
+    goal: 'Plan a business trip',
+    domain: 'trip',
+    model: { kind: 'scripted', turns },
+    agent_id: 'agent-1',
+    approval_ttl_seconds: 600,
+    max_turns: 20,
+    ...extra,
+  };
   await client.workflow.start('agentRunWorkflow', { workflowId: runId, taskQueue, args: [input] });
   return runId;
 }
 
 /** Polls the run until `pred` holds (or 30 s pass). */
-export async function waitForRun(client: Client, runId: string, pred: (v: RunView) => boolean, timeoutMs = 30_000): Promise<RunView> {
+export async function waitForRun(
+  client: Client,
+  runId: string,
+  pred: (v: RunView) => boolean,
+  timeoutMs = 30_000,
+): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   let last: RunView | undefined;
   while (Date.now() < deadline) {
@@ -41,12 +68,27 @@ export async function waitForRun(client: Client, runId: string, pred: (v: RunVie
 }
 
 /** Waits for the run's first pending gate and decides it by update as `reviewer`. */
-export async function decidePending(client: Client, runId: string, decision: { decision: 'approve' | 'reject' | 'modify'; reason?: string; args?: Record<string, unknown> }, reviewer = 'rev-1'): Promise<string> {
+export async function decidePending(
+  client: Client,
+  runId: string,
+  decision: { decision: 'approve' | 'reject' | 'modify'; reason?: string; args?: Record<string, unknown> },
+  reviewer = 'rev-1',
+): Promise<string> {
   const v = await waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
   const requestId = v.pending_approvals[0]!.request_id;
   const gate = client.workflow.getHandle(requestId);
   const state = await gate.query(getGateQuery);
-  await gate.executeUpdate(decideUpdate, { args: [{ decision_id: randomUUID(), reviewer_id: reviewer, payload_sha256: state.payload_sha256, args_sha256: state.final_args_sha256, ...decision }] });
+  await gate.executeUpdate(decideUpdate, {
+    args: [
+      {
+        decision_id: randomUUID(),
+        reviewer_id: reviewer,
+        payload_sha256: state.payload_sha256,
+        args_sha256: state.final_args_sha256,
+        ...decision,
+      },
+    ],
+  });
   return requestId;
 }
 
@@ -57,7 +99,10 @@ export async function submissionsOf(db: Db, runId: string) {
 /** Scripted turns: draft, validate, then `then`. */
 export function draftAndValidate(budget: number, days = 2): ScriptedTurn[] {
   return [
-    { content: '', tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days, budget } }] },
+    {
+      content: '',
+      tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days, budget } }],
+    },
     { content: '', tool_calls: [{ id: 'c2', name: 'validate_trip_request', args: {} }] },
   ];
 }

@@ -70,31 +70,46 @@ describe('verifyChain', () => {
   it.each<{ name: string; tamper: (c: AuditEvent[]) => AuditEvent[]; index: number; reason: RegExp }>([
     {
       name: 'an altered note',
-      tamper: (c) => { c[2]!.note = 'approved, honest'; return c; },
+      tamper: (c) => {
+        c[2]!.note = 'approved, honest';
+        return c;
+      },
       index: 2,
       reason: /altered/,
     },
     {
       name: 'altered data',
-      tamper: (c) => { c[1]!.data = { i: 1, amount: 1_000_000 }; return c; },
+      tamper: (c) => {
+        c[1]!.data = { i: 1, amount: 1_000_000 };
+        return c;
+      },
       index: 1,
       reason: /altered/,
     },
     {
       name: 'a changed actor',
-      tamper: (c) => { c[2]!.actor_id = 'mallory'; return c; },
+      tamper: (c) => {
+        c[2]!.actor_id = 'mallory';
+        return c;
+      },
       index: 2,
       reason: /altered/,
     },
     {
       name: 'a changed payload hash',
-      tamper: (c) => { c[3]!.payload_sha256 = 'b'.repeat(64); return c; },
+      tamper: (c) => {
+        c[3]!.payload_sha256 = 'b'.repeat(64);
+        return c;
+      },
       index: 3,
       reason: /altered/,
     },
     {
       name: 'a removed event in the middle',
-      tamper: (c) => { c.splice(1, 1); return c; },
+      tamper: (c) => {
+        c.splice(1, 1);
+        return c;
+      },
       index: 1,
       reason: /seq/,
     },
@@ -106,19 +121,30 @@ describe('verifyChain', () => {
     },
     {
       name: 'swapped order',
-      tamper: (c) => { [c[1], c[2]] = [c[2]!, c[1]!]; return c; },
+      tamper: (c) => {
+        [c[1], c[2]] = [c[2]!, c[1]!];
+        return c;
+      },
       index: 1,
       reason: /seq/,
     },
     {
       name: 'swapped order with renumbered seqs',
-      tamper: (c) => { [c[1], c[2]] = [c[2]!, c[1]!]; c[1]!.seq = 1; c[2]!.seq = 2; return c; },
+      tamper: (c) => {
+        [c[1], c[2]] = [c[2]!, c[1]!];
+        c[1]!.seq = 1;
+        c[2]!.seq = 2;
+        return c;
+      },
       index: 1,
       reason: /does not point/,
     },
     {
       name: 'a forged hash',
-      tamper: (c) => { c[3]!.hash = 'f'.repeat(64); return c; },
+      tamper: (c) => {
+        c[3]!.hash = 'f'.repeat(64);
+        return c;
+      },
       index: 3,
       reason: /altered/,
     },
@@ -135,13 +161,19 @@ describe('verifyChain', () => {
     },
     {
       name: 'a duplicated event',
-      tamper: (c) => { c.splice(2, 0, c[1]!); return c; },
+      tamper: (c) => {
+        c.splice(2, 0, c[1]!);
+        return c;
+      },
       index: 2,
       reason: /seq/,
     },
     {
       name: 'a first event pointing at something',
-      tamper: (c) => { c[0]!.prev_hash = 'e'.repeat(64); return c; },
+      tamper: (c) => {
+        c[0]!.prev_hash = 'e'.repeat(64);
+        return c;
+      },
       index: 0,
       reason: /does not point/,
     },

@@ -19,15 +19,39 @@ function bufferIo() {
 }
 
 function trail(requestId: string): AuditEvent[] {
-  const base = { request_id: requestId, actor_type: 'system' as const, actor_id: 'approval-gate', payload_sha256: null, note: null, data: {} };
-  const a = chainEvent(undefined, { ...base, event_id: 'e0', event_type: 'approval.requested', timestamp: '2030-01-01T00:00:00.000Z' });
-  const b = chainEvent(a, { ...base, event_id: 'e1', event_type: 'approval.approved', timestamp: '2030-01-01T00:01:00.000Z', note: 'looks right' });
+  const base = {
+    request_id: requestId,
+    actor_type: 'system' as const,
+    actor_id: 'approval-gate',
+    payload_sha256: null,
+    note: null,
+    data: {},
+  };
+  const a = chainEvent(undefined, {
+    ...base,
+    event_id: 'e0',
+    event_type: 'approval.requested',
+    timestamp: '2030-01-01T00:00:00.000Z',
+  });
+  const b = chainEvent(a, {
+    ...base,
+    event_id: 'e1',
+    event_type: 'approval.approved',
+    timestamp: '2030-01-01T00:01:00.000Z',
+    note: 'looks right',
+  });
   return [a, b];
 }
 
 describe('table formatting', () => {
   it('aligns columns under their headers and trims trailing spaces', () => {
-    const out = renderTable(['ID', 'STATUS'], [['a', 'requested'], ['long-id', 'ok']]);
+    const out = renderTable(
+      ['ID', 'STATUS'],
+      [
+        ['a', 'requested'],
+        ['long-id', 'ok'],
+      ],
+    );
     expect(out.split('\n')).toEqual(['ID       STATUS', 'a        requested', 'long-id  ok']);
   });
 
@@ -44,11 +68,25 @@ describe('table formatting', () => {
 });
 
 describe('approval formatting', () => {
-  const summaryRow = { request_id: 'appr_1', status: 'requested', action: 'refund.create', target: 'order/42', summary: 'Refund 50 EUR', expires_at: '2030-01-01T01:00:00.000Z' };
+  const summaryRow = {
+    request_id: 'appr_1',
+    status: 'requested',
+    action: 'refund.create',
+    target: 'order/42',
+    summary: 'Refund 50 EUR',
+    expires_at: '2030-01-01T01:00:00.000Z',
+  };
   const fullState = {
     request_id: 'appr_2',
     status: 'approved',
-    payload: { summary: 'Deploy v2', action: 'deploy.run', target: 'svc/api', agent_id: 'bot', args: { version: 2 }, expires_at: '2030-01-02T00:00:00.000Z' },
+    payload: {
+      summary: 'Deploy v2',
+      action: 'deploy.run',
+      target: 'svc/api',
+      agent_id: 'bot',
+      args: { version: 2 },
+      expires_at: '2030-01-02T00:00:00.000Z',
+    },
     payload_sha256: 'f'.repeat(64),
     approvals_required: 2,
     votes: [{ reviewer_id: 'ann' }, { reviewer_id: 'bob' }],
@@ -59,7 +97,9 @@ describe('approval formatting', () => {
   it('lists id, status, action, target, summary and expiry as aligned rows', () => {
     const lines = formatApprovalList([summaryRow, { ...fullState }], NOW).split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+ACTION\s+TARGET\s+SUMMARY\s+EXPIRES$/);
-    expect(lines[1]).toMatch(/^appr_1\s+requested\s+refund\.create\s+order\/42\s+Refund 50 EUR\s+2030-01-01T01:00:00.000Z \(in 1h\)$/);
+    expect(lines[1]).toMatch(
+      /^appr_1\s+requested\s+refund\.create\s+order\/42\s+Refund 50 EUR\s+2030-01-01T01:00:00.000Z \(in 1h\)$/,
+    );
     expect(lines[2]).toContain('Deploy v2');
     expect(lines[1]!.indexOf('requested')).toBe(lines[2]!.indexOf('approved'));
   });
@@ -86,7 +126,9 @@ describe('audit formatting and verification', () => {
   it('prints seq, time, event, actor and note', () => {
     const lines = formatAuditTable(trail('appr_1')).split('\n');
     expect(lines[0]).toMatch(/^SEQ\s+TIME\s+EVENT\s+ACTOR\s+NOTE$/);
-    expect(lines[2]).toMatch(/^1\s+2030-01-01T00:01:00.000Z\s+approval\.approved\s+system:approval-gate\s+looks right$/);
+    expect(lines[2]).toMatch(
+      /^1\s+2030-01-01T00:01:00.000Z\s+approval\.approved\s+system:approval-gate\s+looks right$/,
+    );
   });
 
   it('accepts an intact chain even when the API adds fields', () => {
@@ -104,7 +146,7 @@ describe('audit formatting and verification', () => {
     expect(formatVerdict(verdict)).toMatch(/^BROKEN at seq 1: .*altered/);
   });
 
-  it("refuses a trail that belongs to another request or is empty", () => {
+  it('refuses a trail that belongs to another request or is empty', () => {
     expect(verifyAudit('appr_2', trail('appr_1')).ok).toBe(false);
     expect(verifyAudit('appr_1', []).ok).toBe(false);
   });
@@ -123,9 +165,11 @@ describe('exit codes', () => {
   });
 
   it('prints server refusals as error: code: message with details', () => {
-    expect(describeError(new ApiError(409, 'illegal_transition', 'cannot approve a request that is approved', { status: 'approved' }))).toBe(
-      'error: illegal_transition: cannot approve a request that is approved\n{\n  "status": "approved"\n}',
-    );
+    expect(
+      describeError(
+        new ApiError(409, 'illegal_transition', 'cannot approve a request that is approved', { status: 'approved' }),
+      ),
+    ).toBe('error: illegal_transition: cannot approve a request that is approved\n{\n  "status": "approved"\n}');
   });
 
   it('refuses bad JSON and non-objects for --args', () => {
@@ -180,6 +224,8 @@ describe('run formatting', () => {
 describe('terminal safety', () => {
   it('shows escape sequences and bidi overrides as ? but keeps newlines and tabs', async () => {
     const { terminalSafe } = await import('../../src/cli/io');
-    expect(terminalSafe('Refund 5 USD\u001b[2K\r\u001b[32mRefund 5 USD (verified)\u001b[0m\n\tnext \u202eevil')).toBe('Refund 5 USD?[2K??[32mRefund 5 USD (verified)?[0m\n\tnext ?evil');
+    expect(terminalSafe('Refund 5 USD\u001b[2K\r\u001b[32mRefund 5 USD (verified)\u001b[0m\n\tnext \u202eevil')).toBe(
+      'Refund 5 USD?[2K??[32mRefund 5 USD (verified)?[0m\n\tnext ?evil',
+    );
   });
 });

@@ -9,14 +9,19 @@ let dir: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-scenario-'));
   fs.mkdirSync(path.join(dir, 'examples', 'scenarios'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'examples', 'scenarios', 'trip.json'), JSON.stringify({ goal: 'book Busan', domain: 'trip', model: { kind: 'scripted', turns: [] } }));
+  fs.writeFileSync(
+    path.join(dir, 'examples', 'scenarios', 'trip.json'),
+    JSON.stringify({ goal: 'book Busan', domain: 'trip', model: { kind: 'scripted', turns: [] } }),
+  );
   fs.writeFileSync(path.join(dir, 'broken.json'), '{nope');
 });
 
 describe('scenario resolution', () => {
   it('finds a scenario by name under examples/scenarios and by path', () => {
     expect(resolveScenario('trip', dir)).toBe(path.join(dir, 'examples', 'scenarios', 'trip.json'));
-    expect(resolveScenario('examples/scenarios/trip.json', dir)).toBe(path.join(dir, 'examples', 'scenarios', 'trip.json'));
+    expect(resolveScenario('examples/scenarios/trip.json', dir)).toBe(
+      path.join(dir, 'examples', 'scenarios', 'trip.json'),
+    );
   });
 
   it('is a usage error when nothing matches', () => {

@@ -1,4 +1,10 @@
-import { continueReason, DEFAULT_CONTINUATION_LIMITS, mustOffload, resolveLimits, type ExecutionProgress } from '../../src/core/continuation';
+import {
+  continueReason,
+  DEFAULT_CONTINUATION_LIMITS,
+  mustOffload,
+  resolveLimits,
+  type ExecutionProgress,
+} from '../../src/core/continuation';
 import type { Message } from '../../src/core/conversation';
 
 const idle: ExecutionProgress = { turns: 3, historyBytes: 10_000, historyEvents: 100, suggested: false, pending: 0 };
@@ -11,7 +17,11 @@ describe('continueReason', () => {
     ['continues when the history is large', { historyBytes: 1_000_000 }, 'history_bytes'],
     ['continues when the history is long', { historyEvents: 1_000 }, 'history_events'],
     ['continues when the server suggests it', { suggested: true }, 'suggested'],
-    ['never before the execution ran a turn (it would loop)', { turns: 0, suggested: true, historyBytes: 5_000_000 }, null],
+    [
+      'never before the execution ran a turn (it would loop)',
+      { turns: 0, suggested: true, historyBytes: 5_000_000 },
+      null,
+    ],
     ['never while a gate or interaction is pending', { turns: 10, suggested: true, pending: 1 }, null],
   ])('%s', (_name, over, expected) => {
     expect(continueReason({ ...idle, ...over }, limits)).toBe(expected);
@@ -21,11 +31,17 @@ describe('continueReason', () => {
 describe('resolveLimits', () => {
   it('keeps the defaults for missing or unusable values', () => {
     expect(resolveLimits(undefined)).toEqual(DEFAULT_CONTINUATION_LIMITS);
-    expect(resolveLimits({ turns_per_execution: 0, history_bytes: -1, history_events: 2.5 })).toEqual(DEFAULT_CONTINUATION_LIMITS);
+    expect(resolveLimits({ turns_per_execution: 0, history_bytes: -1, history_events: 2.5 })).toEqual(
+      DEFAULT_CONTINUATION_LIMITS,
+    );
   });
 
   it('takes positive integers', () => {
-    expect(resolveLimits({ turns_per_execution: 3, inline_conversation_bytes: 1 })).toEqual({ ...DEFAULT_CONTINUATION_LIMITS, turns_per_execution: 3, inline_conversation_bytes: 1 });
+    expect(resolveLimits({ turns_per_execution: 3, inline_conversation_bytes: 1 })).toEqual({
+      ...DEFAULT_CONTINUATION_LIMITS,
+      turns_per_execution: 3,
+      inline_conversation_bytes: 1,
+    });
   });
 });
 

@@ -1,5 +1,12 @@
 import fixture from '../fixtures/models/conversation-with-outcomes.json';
-import { Conversation, Message, rewriteToolCallArgs, ToolOutcome, validateConversation, checkReply } from '../../src/core/conversation';
+import {
+  Conversation,
+  Message,
+  rewriteToolCallArgs,
+  ToolOutcome,
+  validateConversation,
+  checkReply,
+} from '../../src/core/conversation';
 
 const sys: Message = { role: 'system', content: 'be careful' };
 const user: Message = { role: 'user', content: 'submit my Busan trip' };
@@ -8,18 +15,50 @@ const calls = (...ids: string[]): Message => ({
   content: '',
   tool_calls: ids.map((id) => ({ id, name: 'search_trip_policy', args: { query: id } })),
 });
-const result = (id: string): Message => ({ role: 'tool', tool_call_id: id, outcome: 'success', content: `result of ${id}` });
+const result = (id: string): Message => ({
+  role: 'tool',
+  tool_call_id: id,
+  outcome: 'success',
+  content: `result of ${id}`,
+});
 const final: Message = { role: 'assistant', content: 'done' };
 
 describe('validateConversation', () => {
   const cases: { name: string; messages: Message[]; problems: RegExp[] }[] = [
-    { name: 'accepts a good batch answered in call order', messages: [sys, user, calls('c1', 'c2'), result('c1'), result('c2'), final], problems: [] },
+    {
+      name: 'accepts a good batch answered in call order',
+      messages: [sys, user, calls('c1', 'c2'), result('c1'), result('c2'), final],
+      problems: [],
+    },
     { name: 'accepts a conversation without tool calls', messages: [sys, user, final], problems: [] },
-    { name: 'reports a call without a result', messages: [user, calls('c1', 'c2'), result('c1'), final], problems: [/tool call "c2" \(message 1\) has no result/] },
-    { name: 'reports a second result for one call', messages: [user, calls('c1'), result('c1'), result('c1')], problems: [/message 3: second tool result for "c1" \(first in message 2\)/] },
-    { name: 'reports a result without a call', messages: [user, calls('c1'), result('c1'), result('ghost')], problems: [/message 3: tool result for "ghost", which no assistant message called/] },
-    { name: 'reports results out of call order', messages: [user, calls('c1', 'c2'), result('c2'), result('c1')], problems: [/message 3: tool result for "c1" comes after "c2", but was called before it/] },
-    { name: 'reports a result that comes before its call', messages: [user, result('c1'), calls('c1')], problems: [/message 1: tool result for "c1" comes before its call \(message 2\)/, /tool call "c1" \(message 2\) has no result/] },
+    {
+      name: 'reports a call without a result',
+      messages: [user, calls('c1', 'c2'), result('c1'), final],
+      problems: [/tool call "c2" \(message 1\) has no result/],
+    },
+    {
+      name: 'reports a second result for one call',
+      messages: [user, calls('c1'), result('c1'), result('c1')],
+      problems: [/message 3: second tool result for "c1" \(first in message 2\)/],
+    },
+    {
+      name: 'reports a result without a call',
+      messages: [user, calls('c1'), result('c1'), result('ghost')],
+      problems: [/message 3: tool result for "ghost", which no assistant message called/],
+    },
+    {
+      name: 'reports results out of call order',
+      messages: [user, calls('c1', 'c2'), result('c2'), result('c1')],
+      problems: [/message 3: tool result for "c1" comes after "c2", but was called before it/],
+    },
+    {
+      name: 'reports a result that comes before its call',
+      messages: [user, result('c1'), calls('c1')],
+      problems: [
+        /message 1: tool result for "c1" comes before its call \(message 2\)/,
+        /tool call "c1" \(message 2\) has no result/,
+      ],
+    },
     {
       name: 'reports a result after the next assistant message',
       messages: [user, calls('c1', 'c2'), result('c1'), final, result('c2')],
@@ -35,7 +74,11 @@ describe('validateConversation', () => {
       messages: [user, calls('c1'), result('c1'), calls('c1'), final],
       problems: [/duplicate tool call id "c1" in message 3 \(first used in message 1\)/],
     },
-    { name: 'reports a pending batch (no results yet)', messages: [user, calls('c1')], problems: [/tool call "c1" \(message 1\) has no result/] },
+    {
+      name: 'reports a pending batch (no results yet)',
+      messages: [user, calls('c1')],
+      problems: [/tool call "c1" \(message 1\) has no result/],
+    },
   ];
 
   it.each(cases)('$name', ({ messages, problems }) => {
@@ -62,7 +105,17 @@ describe('Message schema', () => {
 
   it('lists exactly the nine result kinds of DESIGN 4', () => {
     expect(Object.values(ToolOutcome).sort()).toEqual(
-      ['blocked', 'cancelled', 'denied', 'expired', 'failure', 'invalid_args', 'invalidated', 'success', 'unknown_tool'].sort(),
+      [
+        'blocked',
+        'cancelled',
+        'denied',
+        'expired',
+        'failure',
+        'invalid_args',
+        'invalidated',
+        'success',
+        'unknown_tool',
+      ].sort(),
     );
   });
 });
@@ -98,7 +151,9 @@ describe('checkReply', () => {
   ];
 
   it('accepts fresh, well-formed ids', () => {
-    expect(checkReply(history, { role: 'assistant', content: '', tool_calls: [call('c2'), call('call_abc.1:x')] })).toEqual([]);
+    expect(
+      checkReply(history, { role: 'assistant', content: '', tool_calls: [call('c2'), call('call_abc.1:x')] }),
+    ).toEqual([]);
   });
 
   it.each([

@@ -60,8 +60,16 @@ describe('CreateApprovalBody', () => {
     { name: 'action "refund..create" (empty segment)', patch: { action: 'refund..create' }, path: 'action' },
     { name: 'action "refund.create." (trailing dot)', patch: { action: 'refund.create.' }, path: 'action' },
     { name: 'action "refund create" (space)', patch: { action: 'refund create' }, path: 'action' },
-    { name: 'a fractional blast radius amount', patch: { blast_radius: { amount_cents: 145.5 } }, path: 'blast_radius.amount_cents' },
-    { name: 'a blast radius amount beyond safe integers', patch: { blast_radius: { rows: 2 ** 60 } }, path: 'blast_radius.rows' },
+    {
+      name: 'a fractional blast radius amount',
+      patch: { blast_radius: { amount_cents: 145.5 } },
+      path: 'blast_radius.amount_cents',
+    },
+    {
+      name: 'a blast radius amount beyond safe integers',
+      patch: { blast_radius: { rows: 2 ** 60 } },
+      path: 'blast_radius.rows',
+    },
     { name: 'a boolean blast radius value', patch: { blast_radius: { scopes: true } }, path: 'blast_radius.scopes' },
     { name: 'args that are not an object', patch: { args: ['charge'] }, path: 'args' },
     { name: 'a missing trigger_event_id', patch: { trigger_event_id: undefined }, path: 'trigger_event_id' },
@@ -76,16 +84,24 @@ describe('CreateApprovalBody', () => {
     expect(issuePaths(r)).toContain(path);
   });
 
-  it.each(['request_id', 'payload_sha256', 'idempotency_key', 'status', 'approved'])('refuses the unknown top-level field %s (strict)', (field) => {
-    const r = CreateApprovalBody.safeParse({ ...refundCreateBody, [field]: 'x' });
-    expect(r.success).toBe(false);
-    expect(r.error?.issues[0]?.code).toBe('unrecognized_keys');
-  });
+  it.each(['request_id', 'payload_sha256', 'idempotency_key', 'status', 'approved'])(
+    'refuses the unknown top-level field %s (strict)',
+    (field) => {
+      const r = CreateApprovalBody.safeParse({ ...refundCreateBody, [field]: 'x' });
+      expect(r.success).toBe(false);
+      expect(r.error?.issues[0]?.code).toBe('unrecognized_keys');
+    },
+  );
 
   // Documented behaviour: blast_radius also takes short strings (the seed's `currency: "usd"`),
   // so an amount sent as a string is not caught by the integer rule.
   it('accepts short unit labels such as a currency in blast_radius', () => {
-    expect(CreateApprovalBody.safeParse({ ...refundCreateBody, blast_radius: { currency: 'usd', amount_cents: 0, rows: -1 } }).success).toBe(true);
+    expect(
+      CreateApprovalBody.safeParse({
+        ...refundCreateBody,
+        blast_radius: { currency: 'usd', amount_cents: 0, rows: -1 },
+      }).success,
+    ).toBe(true);
   });
 });
 
@@ -132,8 +148,25 @@ describe('checkPayload: size', () => {
 
 describe('secrets', () => {
   it.each([
-    'password', 'PASSWORD', 'db_password', 'api_key', 'apiKey', 'APIKey', 'API_KEY', 'x-api-key', 'clientSecret', 'client_secret',
-    'Authorization', 'access_token', 'refresh_token', 'authToken', 'private_key', 'card_number', 'cardNumber', 'cvv', 'credentials',
+    'password',
+    'PASSWORD',
+    'db_password',
+    'api_key',
+    'apiKey',
+    'APIKey',
+    'API_KEY',
+    'x-api-key',
+    'clientSecret',
+    'client_secret',
+    'Authorization',
+    'access_token',
+    'refresh_token',
+    'authToken',
+    'private_key',
+    'card_number',
+    'cardNumber',
+    'cvv',
+    'credentials',
     // Decided by the implementation: `token` as a whole word marks a key, so `token_count` is
     // refused (fail closed), while the plural in `max_tokens` is not the word `token`.
     'token_count',
@@ -142,13 +175,22 @@ describe('secrets', () => {
     expect(findSecrets({ args: { [key]: 'value' } })).toEqual([`$.args.${key}`]);
   });
 
-  it.each(['max_tokens', 'idempotency_key', 'tokens', 'tokenizer', 'secretary', 'author', 'keyboard', 'amount_cents', 'key', 'card_last4', 'description'])(
-    'does not treat the key %s as a secret',
-    (key) => {
-      expect(isSecretKey(key)).toBe(false);
-      expect(findSecrets({ [key]: 'value' })).toEqual([]);
-    },
-  );
+  it.each([
+    'max_tokens',
+    'idempotency_key',
+    'tokens',
+    'tokenizer',
+    'secretary',
+    'author',
+    'keyboard',
+    'amount_cents',
+    'key',
+    'card_last4',
+    'description',
+  ])('does not treat the key %s as a secret', (key) => {
+    expect(isSecretKey(key)).toBe(false);
+    expect(findSecrets({ [key]: 'value' })).toEqual([]);
+  });
 
   it.each([
     { name: 'a Luhn-valid 16-digit string', value: '4111111111111111' },
@@ -206,12 +248,12 @@ describe('secrets', () => {
 
   // Regression (fixed): looksLikeCard tests only the first 13-19 digit run of a string; a card number after
   // an order number (or any other long digit run) is missed.
-  it.each([
-    'order 1234567890123 paid with 4111111111111111',
-    '1234 5678 9012 3456 / 4111 1111 1111 1111',
-  ])('refuses a card number that follows another long digit run: %s', (value) => {
-    expect(findSecrets({ note: value })).toEqual(['$.note']);
-  });
+  it.each(['order 1234567890123 paid with 4111111111111111', '1234 5678 9012 3456 / 4111 1111 1111 1111'])(
+    'refuses a card number that follows another long digit run: %s',
+    (value) => {
+      expect(findSecrets({ note: value })).toEqual(['$.note']);
+    },
+  );
 
   it('reports nested paths, array indexes, and every secret once', () => {
     const value = {
@@ -222,7 +264,9 @@ describe('secrets', () => {
         headers: ['Accept: json', 'Bearer abcdefghijklmnop'],
       },
     };
-    expect(findSecrets(value).sort()).toEqual(['$.args.auth.password', '$.args.card.number', '$.args.headers[1]', '$.args.items[1].api_key'].sort());
+    expect(findSecrets(value).sort()).toEqual(
+      ['$.args.auth.password', '$.args.card.number', '$.args.headers[1]', '$.args.items[1].api_key'].sort(),
+    );
   });
 
   it('names the paths in the payload check', () => {
@@ -235,7 +279,9 @@ describe('secrets', () => {
 
   it('finds secrets outside args too (preconditions, blast radius)', () => {
     const p = fullPayload();
-    expect(checkPayload({ ...p, preconditions: { session_token: 'x' } })?.paths).toEqual(['$.preconditions.session_token']);
+    expect(checkPayload({ ...p, preconditions: { session_token: 'x' } })?.paths).toEqual([
+      '$.preconditions.session_token',
+    ]);
   });
 });
 
@@ -246,7 +292,9 @@ describe('canonicalJson (RFC 8785)', () => {
       "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
       "literals": [null, true, false]
     }`);
-    expect(canonicalJson(input)).toBe(String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`);
+    expect(canonicalJson(input)).toBe(
+      String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`,
+    );
   });
 
   it('sorts keys by UTF-16 code units (RFC 8785 section 3.2.3)', () => {
@@ -261,7 +309,9 @@ describe('canonicalJson (RFC 8785)', () => {
     }`);
     // Read the order off the text: Object.keys would hoist the integer-like key "1".
     const out = canonicalJson(input);
-    const order = ['\\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) => out.indexOf(`"${k}":`));
+    const order = ['\\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) =>
+      out.indexOf(`"${k}":`),
+    );
     expect(order.every((at) => at > 0)).toBe(true);
     // The emoji (U+1F600, surrogates D83D DE00) sorts before U+FB33: code units, not code points.
     expect([...order].sort((a, b) => a - b)).toEqual(order);
@@ -317,7 +367,9 @@ describe('digest', () => {
   });
 
   it('is stable under key reordering at every depth', () => {
-    expect(digest({ a: 1, b: { c: 2, d: [3, { e: 4, f: 5 }] } })).toBe(digest({ b: { d: [3, { f: 5, e: 4 }], c: 2 }, a: 1 }));
+    expect(digest({ a: 1, b: { c: 2, d: [3, { e: 4, f: 5 }] } })).toBe(
+      digest({ b: { d: [3, { f: 5, e: 4 }], c: 2 }, a: 1 }),
+    );
   });
 
   it('changes with array order, values, and types', () => {
@@ -359,7 +411,9 @@ describe('ids and keys', () => {
 
   it('keeps the default idempotency key stable and free of concatenation collisions', () => {
     expect(defaultIdempotencyKey({ ...base })).toBe(defaultIdempotencyKey(base));
-    expect(defaultIdempotencyKey({ trigger_event_id: 'ab', action: 'c', target: 'd' })).not.toBe(defaultIdempotencyKey({ trigger_event_id: 'a', action: 'bc', target: 'd' }));
+    expect(defaultIdempotencyKey({ trigger_event_id: 'ab', action: 'c', target: 'd' })).not.toBe(
+      defaultIdempotencyKey({ trigger_event_id: 'a', action: 'bc', target: 'd' }),
+    );
   });
 });
 
@@ -369,7 +423,15 @@ describe('display-unsafe text', () => {
     ['a carriage return in the summary', { summary: 'Refund\rverified' }],
     ['a bidi override in the target', { target: 'ch_\u202e1' }],
   ])('refuses %s', (_t, over) => {
-    const r = CreateApprovalBody.safeParse({ correlation_id: 'c', trigger_event_id: 'e', action: 'refund.create', target: 'ch_1', summary: 'Refund', args: {}, ...over });
+    const r = CreateApprovalBody.safeParse({
+      correlation_id: 'c',
+      trigger_event_id: 'e',
+      action: 'refund.create',
+      target: 'ch_1',
+      summary: 'Refund',
+      args: {},
+      ...over,
+    });
     expect(r.success).toBe(false);
     expect(JSON.stringify(r.error?.issues)).toMatch(/control characters or bidi overrides/);
   });

@@ -36,7 +36,15 @@ const payload: EvidencePayload = EvidencePayload.parse({
 const SHA = payloadSha256(payload);
 
 function gate(over: Partial<GateInput> = {}, status: ApprovalStatus = 'requested'): GateState {
-  const input: GateInput = { payload, payload_sha256: SHA, approvals_required: 1, executor: 'external', consume_ttl_seconds: 3600, create_sha256: SHA, ...over };
+  const input: GateInput = {
+    payload,
+    payload_sha256: SHA,
+    approvals_required: 1,
+    executor: 'external',
+    consume_ttl_seconds: 3600,
+    create_sha256: SHA,
+    ...over,
+  };
   const s = initialGateState(input, T0);
   s.status = status;
   return s;
@@ -45,7 +53,13 @@ function gate(over: Partial<GateInput> = {}, status: ApprovalStatus = 'requested
 let seq = 0;
 function msg(over: Partial<DecisionMessage> & Record<string, unknown> = {}): DecisionMessage {
   seq += 1;
-  return { decision_id: `dec_${seq}`, reviewer_id: 'alice', decision: 'approve', payload_sha256: SHA, ...over } as DecisionMessage;
+  return {
+    decision_id: `dec_${seq}`,
+    reviewer_id: 'alice',
+    decision: 'approve',
+    payload_sha256: SHA,
+    ...over,
+  } as DecisionMessage;
 }
 
 describe('refuseDecision', () => {
@@ -84,11 +98,17 @@ describe('refuseDecision', () => {
     expect(r?.message).toContain(SHA.slice(0, 12));
   });
 
-  it.each(['approve', 'modify', 'reject'] as const)('refuses the requesting agent deciding (%s) on its own request as SelfApproval', (decision) => {
-    const r = refuseDecision(gate(), msg({ reviewer_id: AGENT, decision, reason: 'r', args: decision === 'modify' ? { amount: 1 } : undefined }));
-    expect(r?.type).toBe('SelfApproval');
-    expect(r?.message).toContain(AGENT);
-  });
+  it.each(['approve', 'modify', 'reject'] as const)(
+    'refuses the requesting agent deciding (%s) on its own request as SelfApproval',
+    (decision) => {
+      const r = refuseDecision(
+        gate(),
+        msg({ reviewer_id: AGENT, decision, reason: 'r', args: decision === 'modify' ? { amount: 1 } : undefined }),
+      );
+      expect(r?.type).toBe('SelfApproval');
+      expect(r?.message).toContain(AGENT);
+    },
+  );
 
   it('refuses the same reviewer twice under a quorum of 2 as DuplicateReviewer', () => {
     const s = gate({ approvals_required: 2 });
@@ -101,14 +121,16 @@ describe('refuseDecision', () => {
   });
 
   const settled = APPROVAL_STATUSES.filter((st) => st !== 'requested');
-  it.each(settled.flatMap((status) => (['approve', 'modify', 'reject'] as const).map((decision) => ({ status, decision }))))(
-    'refuses $decision on a $status request as IllegalTransition',
-    ({ status, decision }) => {
-      const r = refuseDecision(gate({}, status), msg({ decision, reason: 'no', args: decision === 'modify' ? { amount: 1 } : undefined }));
-      expect(r?.type).toBe('IllegalTransition');
-      expect(r?.message).toContain(status);
-    },
-  );
+  it.each(
+    settled.flatMap((status) => (['approve', 'modify', 'reject'] as const).map((decision) => ({ status, decision }))),
+  )('refuses $decision on a $status request as IllegalTransition', ({ status, decision }) => {
+    const r = refuseDecision(
+      gate({}, status),
+      msg({ decision, reason: 'no', args: decision === 'modify' ? { amount: 1 } : undefined }),
+    );
+    expect(r?.type).toBe('IllegalTransition');
+    expect(r?.message).toContain(status);
+  });
 
   it('reports the illegal transition before a hash mismatch on a settled request', () => {
     expect(refuseDecision(gate({}, 'denied'), msg({ payload_sha256: 'f'.repeat(64) }))?.type).toBe('IllegalTransition');
@@ -132,9 +154,27 @@ describe('applyDecision', () => {
     expect(s.updated_at).toBe(T1);
     expect(s.final_args).toEqual(payload.args);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ event_type: 'approval.approved', actor_type: 'human', actor_id: 'alice', note: 'looks right' });
-    expect(events[0]!.data).toMatchObject({ decision_id: d.decision_id, reviewers: ['alice'], args_sha256: digest(payload.args) });
-    expect(result).toEqual({ request_id: payload.request_id, decision_id: d.decision_id, decision: 'approve', reviewer_id: 'alice', status: 'approved', approvals: 1, approvals_required: 1, applied: true });
+    expect(events[0]).toMatchObject({
+      event_type: 'approval.approved',
+      actor_type: 'human',
+      actor_id: 'alice',
+      note: 'looks right',
+    });
+    expect(events[0]!.data).toMatchObject({
+      decision_id: d.decision_id,
+      reviewers: ['alice'],
+      args_sha256: digest(payload.args),
+    });
+    expect(result).toEqual({
+      request_id: payload.request_id,
+      decision_id: d.decision_id,
+      decision: 'approve',
+      reviewer_id: 'alice',
+      status: 'approved',
+      approvals: 1,
+      approvals_required: 1,
+      applied: true,
+    });
   });
 
   it('records a first vote under quorum 2 and approves on the second distinct reviewer', () => {
@@ -156,12 +196,27 @@ describe('applyDecision', () => {
 
   it('denies on reject with the reason as status_reason', () => {
     const s = gate();
-    const { result, events } = applyDecision(s, msg({ decision: 'reject', reviewer_id: 'bob', reason: 'amount too high', note: 'see ticket' }), T1);
+    const { result, events } = applyDecision(
+      s,
+      msg({ decision: 'reject', reviewer_id: 'bob', reason: 'amount too high', note: 'see ticket' }),
+      T1,
+    );
     expect(s.status).toBe('denied');
     expect(s.status_reason).toBe('amount too high');
-    expect(s.decision).toMatchObject({ decision: 'reject', reviewer_id: 'bob', reason: 'amount too high', note: 'see ticket' });
+    expect(s.decision).toMatchObject({
+      decision: 'reject',
+      reviewer_id: 'bob',
+      reason: 'amount too high',
+      note: 'see ticket',
+    });
     expect(events).toEqual([
-      expect.objectContaining({ event_type: 'approval.denied', actor_type: 'human', actor_id: 'bob', note: 'amount too high', data: expect.objectContaining({ reviewer_note: 'see ticket' }) }),
+      expect.objectContaining({
+        event_type: 'approval.denied',
+        actor_type: 'human',
+        actor_id: 'bob',
+        note: 'amount too high',
+        data: expect.objectContaining({ reviewer_note: 'see ticket' }),
+      }),
     ]);
     expect(result.status).toBe('denied');
   });
@@ -206,13 +261,20 @@ describe('applyDecision', () => {
   it('stays requested after a modification that raises approvals_required to 2, counting the modifier', () => {
     const s = gate();
     const args = { ...payload.args, amount: 2_000_000 };
-    const { events, result } = applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 2_000_000 } }), T1, { args, approvals_required: 2 });
+    const { events, result } = applyDecision(
+      s,
+      msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 2_000_000 } }),
+      T1,
+      { args, approvals_required: 2 },
+    );
     expect(s.status).toBe('requested');
     expect(s.approvals_required).toBe(2);
     expect(s.votes.map((v) => v.reviewer_id)).toEqual(['carol']);
     expect(events.map((e) => e.event_type)).toEqual(['approval.modified', 'approval.vote_recorded']);
     expect(result).toMatchObject({ status: 'requested', approvals: 1, approvals_required: 2 });
-    expect(refuseDecision(s, msg({ reviewer_id: 'carol', args_sha256: s.final_args_sha256 }))?.type).toBe('DuplicateReviewer');
+    expect(refuseDecision(s, msg({ reviewer_id: 'carol', args_sha256: s.final_args_sha256 }))?.type).toBe(
+      'DuplicateReviewer',
+    );
     applyDecision(s, msg({ reviewer_id: 'dave', args_sha256: s.final_args_sha256 }), T1);
     expect(s.status).toBe('approved');
     expect(s.final_args).toEqual(args);
@@ -221,7 +283,9 @@ describe('applyDecision', () => {
   it('drops votes cast for the args a modification replaced', () => {
     const s = gate({ approvals_required: 2 });
     applyDecision(s, msg({ reviewer_id: 'alice' }), T0);
-    applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 1 } }), T1, { args: { ...payload.args, amount: 1 } });
+    applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 1 } }), T1, {
+      args: { ...payload.args, amount: 1 },
+    });
     expect(s.status).toBe('requested');
     expect(s.votes.map((v) => v.reviewer_id)).toEqual(['carol']);
     expect(refuseDecision(s, msg({ reviewer_id: 'alice', args_sha256: s.final_args_sha256 }))).toBeNull();
@@ -229,7 +293,10 @@ describe('applyDecision', () => {
 
   it('never lowers the quorum through a modification', () => {
     const s = gate({ approvals_required: 2 });
-    applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 1 } }), T1, { args: { amount: 1 }, approvals_required: 1 });
+    applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 1 } }), T1, {
+      args: { amount: 1 },
+      approvals_required: 1,
+    });
     expect(s.approvals_required).toBe(2);
     expect(s.status).toBe('requested');
   });
@@ -251,23 +318,35 @@ describe('applyDecision', () => {
     const s = gate({ approvals_required: 2 });
     applyDecision(s, msg({ reviewer_id: 'alice', decision_id: 'd-1' }), T0);
     // Another reviewer's "d-1" is a different decision, not a retry of alice's.
-    expect(previousDecision(s, msg({ reviewer_id: 'bob', decision_id: 'd-1', decision: 'reject', reason: 'no' }))).toBeUndefined();
+    expect(
+      previousDecision(s, msg({ reviewer_id: 'bob', decision_id: 'd-1', decision: 'reject', reason: 'no' })),
+    ).toBeUndefined();
     // alice reusing "d-1" for a rejection is refused visibly.
-    expect(previousDecision(s, msg({ reviewer_id: 'alice', decision_id: 'd-1', decision: 'reject', reason: 'changed my mind' }))).toMatchObject({ refusal: { type: 'DecisionIdReused' } });
+    expect(
+      previousDecision(
+        s,
+        msg({ reviewer_id: 'alice', decision_id: 'd-1', decision: 'reject', reason: 'changed my mind' }),
+      ),
+    ).toMatchObject({ refusal: { type: 'DecisionIdReused' } });
   });
 
   it('binds approvals after a modification to the modified args', () => {
     const s = gate({ approvals_required: 2 });
     applyDecision(s, msg({ decision: 'modify', reviewer_id: 'carol', args: { amount: 99 } }), T0);
     expect(refuseDecision(s, msg({ reviewer_id: 'dave' }))).toMatchObject({ type: 'HashMismatch' });
-    expect(refuseDecision(s, msg({ reviewer_id: 'dave', args_sha256: 'c'.repeat(64) }))).toMatchObject({ type: 'HashMismatch' });
+    expect(refuseDecision(s, msg({ reviewer_id: 'dave', args_sha256: 'c'.repeat(64) }))).toMatchObject({
+      type: 'HashMismatch',
+    });
     expect(refuseDecision(s, msg({ reviewer_id: 'dave', args_sha256: s.final_args_sha256 }))).toBeNull();
     expect(refuseDecision(s, msg({ reviewer_id: 'dave', decision: 'reject', reason: 'no' }))).toBeNull();
   });
 
-  it.each(['toString', 'constructor', 'hasOwnProperty'])('does not mistake the inherited name %s for a previous decision', (id) => {
-    expect(previousDecision(gate(), msg({ decision_id: id }))).toBeUndefined();
-  });
+  it.each(['toString', 'constructor', 'hasOwnProperty'])(
+    'does not mistake the inherited name %s for a previous decision',
+    (id) => {
+      expect(previousDecision(gate(), msg({ decision_id: id }))).toBeUndefined();
+    },
+  );
 
   // Regression (fixed): `s.decisions[d.decision_id] = result` with decision_id "__proto__" sets the
   // object's prototype instead of storing an own entry, so the result is forgotten and a
@@ -285,12 +364,15 @@ describe('refuseConsume', () => {
     expect(refuseConsume(gate({}, 'approved'), AGENT)).toBeNull();
   });
 
-  it.each(APPROVAL_STATUSES.filter((st) => st !== 'approved'))('refuses a consume of a %s request as IllegalTransition', (status) => {
-    const r = refuseConsume(gate({}, status), AGENT);
-    expect(r?.type).toBe('IllegalTransition');
-    expect(r?.message).toContain('consume');
-    expect(r?.message).toContain(status);
-  });
+  it.each(APPROVAL_STATUSES.filter((st) => st !== 'approved'))(
+    'refuses a consume of a %s request as IllegalTransition',
+    (status) => {
+      const r = refuseConsume(gate({}, status), AGENT);
+      expect(r?.type).toBe('IllegalTransition');
+      expect(r?.message).toContain('consume');
+      expect(r?.message).toContain(status);
+    },
+  );
 
   it.each(['someone_else', '', undefined as unknown as string])('refuses consumer %p as NotRequester', (consumer) => {
     expect(refuseConsume(gate({}, 'approved'), consumer)?.type).toBe('NotRequester');
@@ -332,9 +414,12 @@ describe('refuseCancel', () => {
   // Regression (fixed): only actorType === 'agent' is checked against the requester, so a message that
   // arrives by signal/update with any other actor_type ("human", missing) cancels anyone's
   // request. The workflow passes `m?.actor_type` from the wire unvalidated.
-  it.each(['human', undefined, 'AGENT'])('refuses an actor_type %p that is neither the requester agent nor the system', (actorType) => {
-    expect(refuseCancel(gate(), 'mallory', actorType as unknown as 'agent')?.type).toBe('NotRequester');
-  });
+  it.each(['human', undefined, 'AGENT'])(
+    'refuses an actor_type %p that is neither the requester agent nor the system',
+    (actorType) => {
+      expect(refuseCancel(gate(), 'mallory', actorType as unknown as 'agent')?.type).toBe('NotRequester');
+    },
+  );
 });
 
 describe('applyEvent', () => {
@@ -370,6 +455,19 @@ describe('applyEvent', () => {
 describe('initialGateState', () => {
   it('starts requested with the requested args, their digest and no votes', () => {
     const s = gate({ approvals_required: 2, run_id: 'run_1', call_id: 'c1' });
-    expect(s).toMatchObject({ request_id: payload.request_id, status: 'requested', approvals_required: 2, votes: [], busy: false, decisions: {}, final_args: payload.args, final_args_sha256: digest(payload.args), created_at: T0, expires_at: payload.expires_at, run_id: 'run_1', call_id: 'c1' });
+    expect(s).toMatchObject({
+      request_id: payload.request_id,
+      status: 'requested',
+      approvals_required: 2,
+      votes: [],
+      busy: false,
+      decisions: {},
+      final_args: payload.args,
+      final_args_sha256: digest(payload.args),
+      created_at: T0,
+      expires_at: payload.expires_at,
+      run_id: 'run_1',
+      call_id: 'c1',
+    });
   });
 });

@@ -1,4 +1,9 @@
-import { checkInteractionResponse, Interaction, InteractionResponse, type InteractionType } from '../../src/core/interaction';
+import {
+  checkInteractionResponse,
+  Interaction,
+  InteractionResponse,
+  type InteractionType,
+} from '../../src/core/interaction';
 
 const base = { target: 'draft_1', prompt: 'Which destination?' };
 
@@ -15,7 +20,10 @@ describe('Interaction schema', () => {
     { name: 'SELECT with options', value: { type: 'SELECT', options: ['a'] } },
     { name: 'INPUT without options', value: { type: 'INPUT' } },
     { name: 'CONFIRM, optional', value: { type: 'CONFIRM', required: false } },
-    { name: 'REVIEW_DIFF with a diff', value: { type: 'REVIEW_DIFF', diff: { before: { budget: 1 }, after: { budget: 2 } } } },
+    {
+      name: 'REVIEW_DIFF with a diff',
+      value: { type: 'REVIEW_DIFF', diff: { before: { budget: 1 }, after: { budget: 2 } } },
+    },
   ])('accepts $name', ({ value }) => {
     expect(Interaction.safeParse({ ...base, ...value }).success).toBe(true);
   });
@@ -38,12 +46,21 @@ describe('Interaction schema', () => {
     expect(r.error?.issues.map((i) => i.path.join('.'))).toContain(path);
   });
 
-  it.each([{ value: 1 }, { value: { a: 1 } }, { value: ['a'] }, {}])('refuses a response value of another JSON kind: %p', (response) => {
-    expect(InteractionResponse.safeParse(response).success).toBe(false);
-  });
+  it.each([{ value: 1 }, { value: { a: 1 } }, { value: ['a'] }, {}])(
+    'refuses a response value of another JSON kind: %p',
+    (response) => {
+      expect(InteractionResponse.safeParse(response).success).toBe(false);
+    },
+  );
 });
 
-type Row = { type: InteractionType; over?: Record<string, unknown>; value: string | boolean | null; problem: RegExp | null; name: string };
+type Row = {
+  type: InteractionType;
+  over?: Record<string, unknown>;
+  value: string | boolean | null;
+  problem: RegExp | null;
+  name: string;
+};
 
 describe('checkInteractionResponse', () => {
   const rows: Row[] = [
@@ -52,31 +69,87 @@ describe('checkInteractionResponse', () => {
     { name: 'a required INPUT left empty', type: 'INPUT', value: '', problem: /required/ },
     { name: 'a required INPUT skipped with null', type: 'INPUT', value: null, problem: /required/ },
     { name: 'an INPUT answered with a boolean', type: 'INPUT', value: true, problem: /string/ },
-    { name: 'an optional INPUT skipped with null', type: 'INPUT', over: { required: false }, value: null, problem: null },
+    {
+      name: 'an optional INPUT skipped with null',
+      type: 'INPUT',
+      over: { required: false },
+      value: null,
+      problem: null,
+    },
     { name: 'an optional INPUT left empty', type: 'INPUT', over: { required: false }, value: '', problem: null },
-    { name: 'an optional INPUT answered with a boolean', type: 'INPUT', over: { required: false }, value: false, problem: /string/ },
+    {
+      name: 'an optional INPUT answered with a boolean',
+      type: 'INPUT',
+      over: { required: false },
+      value: false,
+      problem: /string/,
+    },
     // SELECT
     { name: 'a SELECT answered with an offered option', type: 'SELECT', value: 'Busan', problem: null },
-    { name: 'a SELECT answered with an option not offered', type: 'SELECT', value: 'Tokyo', problem: /not one of the options: Seoul, Busan/ },
-    { name: 'a SELECT answered with a differently cased option', type: 'SELECT', value: 'seoul', problem: /not one of the options/ },
+    {
+      name: 'a SELECT answered with an option not offered',
+      type: 'SELECT',
+      value: 'Tokyo',
+      problem: /not one of the options: Seoul, Busan/,
+    },
+    {
+      name: 'a SELECT answered with a differently cased option',
+      type: 'SELECT',
+      value: 'seoul',
+      problem: /not one of the options/,
+    },
     { name: 'a SELECT answered with a boolean', type: 'SELECT', value: true, problem: /offered options/ },
     { name: 'a required SELECT skipped with null', type: 'SELECT', value: null, problem: /required/ },
-    { name: 'an optional SELECT skipped with null', type: 'SELECT', over: { required: false }, value: null, problem: null },
-    { name: 'an optional SELECT answered off the list', type: 'SELECT', over: { required: false }, value: 'Tokyo', problem: /not one of the options/ },
+    {
+      name: 'an optional SELECT skipped with null',
+      type: 'SELECT',
+      over: { required: false },
+      value: null,
+      problem: null,
+    },
+    {
+      name: 'an optional SELECT answered off the list',
+      type: 'SELECT',
+      over: { required: false },
+      value: 'Tokyo',
+      problem: /not one of the options/,
+    },
     // REVIEW_DIFF
     { name: 'a REVIEW_DIFF accepted', type: 'REVIEW_DIFF', value: 'accept', problem: null },
     { name: 'a REVIEW_DIFF rejected', type: 'REVIEW_DIFF', value: 'reject', problem: null },
-    { name: 'a REVIEW_DIFF answered "approve"', type: 'REVIEW_DIFF', value: 'approve', problem: /"accept" or "reject"/ },
-    { name: 'a REVIEW_DIFF answered with a boolean', type: 'REVIEW_DIFF', value: true, problem: /"accept" or "reject"/ },
+    {
+      name: 'a REVIEW_DIFF answered "approve"',
+      type: 'REVIEW_DIFF',
+      value: 'approve',
+      problem: /"accept" or "reject"/,
+    },
+    {
+      name: 'a REVIEW_DIFF answered with a boolean',
+      type: 'REVIEW_DIFF',
+      value: true,
+      problem: /"accept" or "reject"/,
+    },
     { name: 'a required REVIEW_DIFF skipped with null', type: 'REVIEW_DIFF', value: null, problem: /required/ },
-    { name: 'an optional REVIEW_DIFF skipped with null', type: 'REVIEW_DIFF', over: { required: false }, value: null, problem: null },
+    {
+      name: 'an optional REVIEW_DIFF skipped with null',
+      type: 'REVIEW_DIFF',
+      over: { required: false },
+      value: null,
+      problem: null,
+    },
     // CONFIRM
     { name: 'a CONFIRM answered true', type: 'CONFIRM', value: true, problem: null },
     { name: 'a CONFIRM answered false (a value, not a skip)', type: 'CONFIRM', value: false, problem: null },
     { name: 'a CONFIRM answered "yes"', type: 'CONFIRM', value: 'yes', problem: /true or false/ },
     { name: 'a CONFIRM answered "true" as text', type: 'CONFIRM', value: 'true', problem: /true or false/ },
     { name: 'a required CONFIRM skipped with null', type: 'CONFIRM', value: null, problem: /required/ },
-    { name: 'an optional CONFIRM skipped with null', type: 'CONFIRM', over: { required: false }, value: null, problem: null },
+    {
+      name: 'an optional CONFIRM skipped with null',
+      type: 'CONFIRM',
+      over: { required: false },
+      value: null,
+      problem: null,
+    },
   ];
 
   it('covers every interaction type', () => {
@@ -93,6 +166,8 @@ describe('checkInteractionResponse', () => {
   });
 
   it('names the interaction type in a missing-value problem', () => {
-    expect(checkInteractionResponse(interaction('CONFIRM'), { value: null })).toEqual(['a value is required for this CONFIRM']);
+    expect(checkInteractionResponse(interaction('CONFIRM'), { value: null })).toEqual([
+      'a value is required for this CONFIRM',
+    ]);
   });
 });

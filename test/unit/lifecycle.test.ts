@@ -1,4 +1,11 @@
-import { APPROVAL_STATUSES, isTerminal, LIFECYCLE_EVENTS, transition, type ApprovalStatus, type LifecycleEvent } from '../../src/core/lifecycle';
+import {
+  APPROVAL_STATUSES,
+  isTerminal,
+  LIFECYCLE_EVENTS,
+  transition,
+  type ApprovalStatus,
+  type LifecycleEvent,
+} from '../../src/core/lifecycle';
 
 /**
  * The lifecycle of DESIGN.md section 2, written out independently of the implementation's
@@ -10,14 +17,32 @@ const EXPECTED: Partial<Record<ApprovalStatus, Partial<Record<LifecycleEvent, Ap
 };
 const TERMINAL: ApprovalStatus[] = ['denied', 'expired', 'consumed', 'cancelled', 'invalidated'];
 
-const cross = APPROVAL_STATUSES.flatMap((from) => LIFECYCLE_EVENTS.map((event) => ({ from, event, to: EXPECTED[from]?.[event] })));
+const cross = APPROVAL_STATUSES.flatMap((from) =>
+  LIFECYCLE_EVENTS.map((event) => ({ from, event, to: EXPECTED[from]?.[event] })),
+);
 const allowed = cross.filter((c) => c.to !== undefined);
 const refused = cross.filter((c) => c.to === undefined);
 
 describe('approval lifecycle', () => {
   it('has exactly the seven states and seven events of the design', () => {
-    expect([...APPROVAL_STATUSES].sort()).toEqual(['approved', 'cancelled', 'consumed', 'denied', 'expired', 'invalidated', 'requested']);
-    expect([...LIFECYCLE_EVENTS].sort()).toEqual(['approve', 'cancel', 'consume', 'expire', 'invalidate', 'modify', 'reject']);
+    expect([...APPROVAL_STATUSES].sort()).toEqual([
+      'approved',
+      'cancelled',
+      'consumed',
+      'denied',
+      'expired',
+      'invalidated',
+      'requested',
+    ]);
+    expect([...LIFECYCLE_EVENTS].sort()).toEqual([
+      'approve',
+      'cancel',
+      'consume',
+      'expire',
+      'invalidate',
+      'modify',
+      'reject',
+    ]);
     expect(cross).toHaveLength(49);
     expect(allowed).toHaveLength(8);
   });

@@ -11,13 +11,20 @@ const tools: ToolSpec[] = [
   {
     name: 'search_trip_policy',
     description: 'Search the travel policy.',
-    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string' } },
+      required: ['query'],
+      additionalProperties: false,
+    },
   },
 ];
 
 describe('Anthropic mapping', () => {
   it('maps a conversation with results of several outcomes to the recorded request', () => {
-    expect(toAnthropicRequest('claude-sonnet-4-20250514', Conversation.parse(conversation), tools)).toEqual(expectedRequest);
+    expect(toAnthropicRequest('claude-sonnet-4-20250514', Conversation.parse(conversation), tools)).toEqual(
+      expectedRequest,
+    );
   });
 
   it('puts a batch of tool results into one user message in call order, is_error for non-success', () => {
@@ -64,15 +71,32 @@ describe('Anthropic mapping', () => {
       role: 'assistant',
       content: "I'll check the travel policy and draft the request for your Busan trip.",
       tool_calls: [
-        { id: 'toolu_01A09q90qw90lq917835lq9', name: 'search_trip_policy', args: { query: 'Busan per-day budget limit' } },
-        { id: 'toolu_01B7w8h3XpQ2rT6yU9iK4mNb', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } },
+        {
+          id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'search_trip_policy',
+          args: { query: 'Busan per-day budget limit' },
+        },
+        {
+          id: 'toolu_01B7w8h3XpQ2rT6yU9iK4mNb',
+          name: 'draft_trip_request',
+          args: { destination: 'Busan', days: 2, budget: 800000 },
+        },
       ],
     });
   });
 
   it('keeps a non-object tool input as _raw and refuses a body without content', () => {
-    const odd = { content: [{ type: 'thinking', thinking: '...' }, { type: 'tool_use', id: 't1', name: 'x', input: 'Busan' }] };
-    expect(fromAnthropicResponse(odd)).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 't1', name: 'x', args: { _raw: '"Busan"' } }] });
+    const odd = {
+      content: [
+        { type: 'thinking', thinking: '...' },
+        { type: 'tool_use', id: 't1', name: 'x', input: 'Busan' },
+      ],
+    };
+    expect(fromAnthropicResponse(odd)).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 't1', name: 'x', args: { _raw: '"Busan"' } }],
+    });
     expect(() => fromAnthropicResponse({ type: 'error' })).toThrow(ModelError);
   });
 });
@@ -101,22 +125,36 @@ describe('Anthropic model over HTTP', () => {
   });
 
   const model = () =>
-    createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514' }), { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: baseUrl });
-  const input = { messages: [{ role: 'system' as const, content: 'rules' }, { role: 'user' as const, content: 'Busan, 2 days' }], tools };
+    createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514' }), {
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: baseUrl,
+    });
+  const input = {
+    messages: [
+      { role: 'system' as const, content: 'rules' },
+      { role: 'user' as const, content: 'Busan, 2 days' },
+    ],
+    tools,
+  };
 
   it('posts to /v1/messages with the key, version header and default max_tokens', async () => {
     reply = { status: 200, body: JSON.stringify(response) };
     const message = await model().next(input);
     expect(message.tool_calls).toHaveLength(2);
-    expect(seen[0].url).toBe('/v1/messages');
-    expect(seen[0].headers['x-api-key']).toBe('sk-ant-test');
-    expect(seen[0].headers['anthropic-version']).toBe('2023-06-01');
-    expect(seen[0].body).toMatchObject({ model: 'claude-sonnet-4-20250514', max_tokens: 1024, system: 'rules' });
+    expect(seen[0]!.url).toBe('/v1/messages');
+    expect(seen[0]!.headers['x-api-key']).toBe('sk-ant-test');
+    expect(seen[0]!.headers['anthropic-version']).toBe('2023-06-01');
+    expect(seen[0]!.body).toMatchObject({ model: 'claude-sonnet-4-20250514', max_tokens: 1024, system: 'rules' });
   });
 
   it('throws a non-retryable ModelError on HTTP 400', async () => {
-    reply = { status: 400, body: '{"type":"error","error":{"type":"invalid_request_error","message":"tool_use ids were found without tool_result blocks"}}' };
-    const err = (await model().next(input).catch((e: unknown) => e)) as ModelError;
+    reply = {
+      status: 400,
+      body: '{"type":"error","error":{"type":"invalid_request_error","message":"tool_use ids were found without tool_result blocks"}}',
+    };
+    const err = (await model()
+      .next(input)
+      .catch((e: unknown) => e)) as ModelError;
     expect(err).toBeInstanceOf(ModelError);
     expect(err.name).toBe('ModelError');
     expect(err.status).toBe(400);
@@ -126,13 +164,17 @@ describe('Anthropic model over HTTP', () => {
   it('throws a plain retryable Error on HTTP 500 (and 529 overloaded)', async () => {
     for (const status of [500, 529]) {
       reply = { status, body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' };
-      const err = (await model().next(input).catch((e: unknown) => e)) as Error;
+      const err = (await model()
+        .next(input)
+        .catch((e: unknown) => e)) as Error;
       expect(err).not.toBeInstanceOf(ModelError);
       expect(err.message).toMatch(new RegExp(`HTTP ${status}`));
     }
   });
 
   it('refuses to build a model without ANTHROPIC_API_KEY, naming the variable', () => {
-    expect(() => createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514' }), {})).toThrow(/ANTHROPIC_API_KEY is not set/);
+    expect(() => createModel(ModelSpec.parse({ kind: 'anthropic', model: 'claude-sonnet-4-20250514' }), {})).toThrow(
+      /ANTHROPIC_API_KEY is not set/,
+    );
   });
 });

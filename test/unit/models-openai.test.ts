@@ -12,7 +12,12 @@ const tools: ToolSpec[] = [
   {
     name: 'search_trip_policy',
     description: 'Search the travel policy.',
-    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string' } },
+      required: ['query'],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -22,9 +27,17 @@ describe('OpenAI mapping', () => {
   });
 
   it('builds a tool spec from a zod args schema as plain JSON Schema', () => {
-    const spec = toolSpecFromZod('draft_trip_request', 'Create a draft.', z.object({ days: z.int().min(1), draft_id: z.string().optional() }));
+    const spec = toolSpecFromZod(
+      'draft_trip_request',
+      'Create a draft.',
+      z.object({ days: z.int().min(1), draft_id: z.string().optional() }),
+    );
     expect(spec.parameters).not.toHaveProperty('$schema');
-    expect(spec.parameters).toMatchObject({ type: 'object', required: ['days'], properties: { days: { type: 'integer', minimum: 1 } } });
+    expect(spec.parameters).toMatchObject({
+      type: 'object',
+      required: ['days'],
+      properties: { days: { type: 'integer', minimum: 1 } },
+    });
   });
 
   it('leaves out an empty tools list and passes max_tokens', () => {
@@ -37,22 +50,33 @@ describe('OpenAI mapping', () => {
       role: 'assistant',
       content: '',
       tool_calls: [
-        { id: 'call_8qty38ZkXyKQd4DcdLmS2XjM', name: 'search_trip_policy', args: { query: 'Busan per-day budget limit' } },
-        { id: 'call_Hk3ZQ7yNfA0mPpL1c9RtWv2e', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } },
+        {
+          id: 'call_8qty38ZkXyKQd4DcdLmS2XjM',
+          name: 'search_trip_policy',
+          args: { query: 'Busan per-day budget limit' },
+        },
+        {
+          id: 'call_Hk3ZQ7yNfA0mPpL1c9RtWv2e',
+          name: 'draft_trip_request',
+          args: { destination: 'Busan', days: 2, budget: 800000 },
+        },
       ],
     });
   });
 
   it('keeps malformed or non-object arguments as _raw instead of crashing', () => {
     const broken = structuredClone(response);
-    broken.choices[0].message.tool_calls[0].function.arguments = '{"query": "Busan';
-    broken.choices[0].message.tool_calls[1].function.arguments = '[1,2]';
+    broken.choices[0]!.message.tool_calls[0]!.function.arguments = '{"query": "Busan';
+    broken.choices[0]!.message.tool_calls[1]!.function.arguments = '[1,2]';
     const calls = fromOpenAIResponse(broken).tool_calls ?? [];
     expect(calls.map((c) => c.args)).toEqual([{ _raw: '{"query": "Busan' }, { _raw: '[1,2]' }]);
   });
 
   it('maps a plain text answer and refuses a response without choices', () => {
-    expect(fromOpenAIResponse({ choices: [{ message: { role: 'assistant', content: 'Done.' } }] })).toEqual({ role: 'assistant', content: 'Done.' });
+    expect(fromOpenAIResponse({ choices: [{ message: { role: 'assistant', content: 'Done.' } }] })).toEqual({
+      role: 'assistant',
+      content: 'Done.',
+    });
     expect(() => fromOpenAIResponse({ error: { message: 'nope' } })).toThrow(ModelError);
   });
 });
@@ -80,7 +104,11 @@ describe('OpenAI model over HTTP', () => {
     seen = [];
   });
 
-  const model = () => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: baseUrl });
+  const model = () =>
+    createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: baseUrl,
+    });
   const input = { messages: [{ role: 'user' as const, content: 'Busan, 2 days' }], tools };
 
   it('posts the request with the bearer key and returns the assistant message', async () => {
@@ -88,14 +116,21 @@ describe('OpenAI model over HTTP', () => {
     const message = await model().next(input);
     expect(message.tool_calls).toHaveLength(2);
     expect(seen).toHaveLength(1);
-    expect(seen[0].url).toBe('/v1/chat/completions');
-    expect(seen[0].headers.authorization).toBe('Bearer sk-test');
-    expect(seen[0].body).toEqual(toOpenAIRequest('gpt-4o', input.messages, tools));
+    expect(seen[0]!.url).toBe('/v1/chat/completions');
+    expect(seen[0]!.headers.authorization).toBe('Bearer sk-test');
+    expect(seen[0]!.body).toEqual(toOpenAIRequest('gpt-4o', input.messages, tools));
   });
 
   it('throws a non-retryable ModelError with status and body excerpt on HTTP 400', async () => {
-    reply = { status: 400, body: JSON.stringify({ error: { message: "Invalid parameter: 'tool_call_id' not found", type: 'invalid_request_error' } }) };
-    const err = (await model().next(input).catch((e: unknown) => e)) as ModelError;
+    reply = {
+      status: 400,
+      body: JSON.stringify({
+        error: { message: "Invalid parameter: 'tool_call_id' not found", type: 'invalid_request_error' },
+      }),
+    };
+    const err = (await model()
+      .next(input)
+      .catch((e: unknown) => e)) as ModelError;
     expect(err.name).toBe('ModelError');
     expect(err.status).toBe(400);
     expect(err.retryable).toBe(false);
@@ -105,7 +140,9 @@ describe('OpenAI model over HTTP', () => {
 
   it.each([500, 429])('throws a plain retryable Error on HTTP %i', async (status) => {
     reply = { status, body: '{"error":{"message":"try again"}}' };
-    const err = (await model().next(input).catch((e: unknown) => e)) as Error;
+    const err = (await model()
+      .next(input)
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(ModelError);
     expect(err.name).toBe('Error');
@@ -113,16 +150,23 @@ describe('OpenAI model over HTTP', () => {
   });
 
   it('refuses to build a model without OPENAI_API_KEY, naming the variable', () => {
-    expect(() => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), {})).toThrow(/OPENAI_API_KEY is not set/);
+    expect(() => createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), {})).toThrow(
+      /OPENAI_API_KEY is not set/,
+    );
   });
 
   it('refuses a base_url in the run request, so a caller cannot redirect the API key', () => {
-    expect(ModelSpec.safeParse({ kind: 'openai', model: 'gpt-4o', base_url: 'https://attacker.example/v1' }).success).toBe(false);
+    expect(
+      ModelSpec.safeParse({ kind: 'openai', model: 'gpt-4o', base_url: 'https://attacker.example/v1' }).success,
+    ).toBe(false);
   });
 
   it('uses OPENAI_BASE_URL with a trailing slash', async () => {
     reply = { status: 200, body: JSON.stringify(response) };
-    await createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${baseUrl}/` }).next(input);
-    expect(seen[0].url).toBe('/v1/chat/completions');
+    await createModel(ModelSpec.parse({ kind: 'openai', model: 'gpt-4o' }), {
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: `${baseUrl}/`,
+    }).next(input);
+    expect(seen[0]!.url).toBe('/v1/chat/completions');
   });
 });

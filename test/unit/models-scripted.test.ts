@@ -25,7 +25,10 @@ describe('scripted model', () => {
     });
     // The same conversation asked again (a retried activity) gets the same turn.
     expect(await model.next({ messages: goal, tools: [] })).toEqual(first);
-    const second = await model.next({ messages: [...goal, first, toolResultMessage('c1', { outcome: 'success', content: 'ok' })], tools: [] });
+    const second = await model.next({
+      messages: [...goal, first, toolResultMessage('c1', { outcome: 'success', content: 'ok' })],
+      tools: [],
+    });
     expect(second.tool_calls).toEqual([{ id: 'c2', name: 'submit_trip_request', args: {} }]);
   });
 
@@ -43,7 +46,11 @@ describe('scripted model', () => {
 
   it('throws ModelExhausted when the script has no turn left', async () => {
     const model = createModel(ModelSpec.parse({ kind: 'scripted', turns: [{ content: 'only one' }] }));
-    const messages: Message[] = [...goal, { role: 'assistant', content: 'only one' }, { role: 'user', content: 'and?' }];
+    const messages: Message[] = [
+      ...goal,
+      { role: 'assistant', content: 'only one' },
+      { role: 'user', content: 'and?' },
+    ];
     const err = await model.next({ messages, tools: [] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelExhausted);
     expect((err as Error).name).toBe('ModelExhausted');
@@ -56,12 +63,17 @@ describe('scripted model', () => {
       turns: [{ tool_calls: [{ id: 'c1', name: 'a' }] }, { tool_calls: [{ id: 'c1', name: 'b' }] }],
     });
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]).toMatchObject({ path: ['turns', 1, 'tool_calls', 0, 'id'], message: 'duplicate tool call id "c1"' });
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ['turns', 1, 'tool_calls', 0, 'id'],
+      message: 'duplicate tool call id "c1"',
+    });
   });
 
   it('refuses an empty turn and a call id that templates cannot name', () => {
     expect(ModelSpec.safeParse({ kind: 'scripted', turns: [{}] }).success).toBe(false);
-    expect(ModelSpec.safeParse({ kind: 'scripted', turns: [{ tool_calls: [{ id: 'c.1', name: 'a' }] }] }).success).toBe(false);
+    expect(ModelSpec.safeParse({ kind: 'scripted', turns: [{ tool_calls: [{ id: 'c.1', name: 'a' }] }] }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -84,7 +96,15 @@ describe('renderTemplate', () => {
   });
 
   it('formats numbers with thousands separators', () => {
-    const m: Message[] = [toolResultMessage('c2', { outcome: 'success', content: 'ok', values: { a: 1234567, b: -1500.25, c: 42, d: 'x' } })];
-    expect(renderTemplate('{{value:c2.a}} {{value:c2.b}} {{value:c2.c}} {{value:c2.d}}', m)).toBe('1,234,567 -1,500.25 42 x');
+    const m: Message[] = [
+      toolResultMessage('c2', {
+        outcome: 'success',
+        content: 'ok',
+        values: { a: 1234567, b: -1500.25, c: 42, d: 'x' },
+      }),
+    ];
+    expect(renderTemplate('{{value:c2.a}} {{value:c2.b}} {{value:c2.c}} {{value:c2.d}}', m)).toBe(
+      '1,234,567 -1,500.25 42 x',
+    );
   });
 });

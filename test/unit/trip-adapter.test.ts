@@ -41,7 +41,14 @@ describe('trip adapter on SQLite', () => {
     expect(v.values).toMatchObject({ ok: true, draft_id: d.values!.draft_id });
     // The model's args cannot smuggle values into the final input.
     const plan = approval(await trip.plan(session, 'submit_trip_request', {}));
-    const input = { session_id: session, draft_id: d.values!.draft_id, draft_version: 1, destination: 'Busan', days: 2, budget: 800_000 };
+    const input = {
+      session_id: session,
+      draft_id: d.values!.draft_id,
+      draft_version: 1,
+      destination: 'Busan',
+      days: 2,
+      budget: 800_000,
+    };
     expect(plan.input).toEqual(input);
     expect(plan.approvals_required).toBe(1);
     expect(plan.evidence).toEqual({
@@ -77,7 +84,10 @@ describe('trip adapter on SQLite', () => {
     expect(await trip.permittedTools(session)).toEqual(['search_trip_policy', 'draft_trip_request']);
     for (const tool of ['validate_trip_request', 'submit_trip_request']) {
       const plan = await trip.plan(session, tool, {});
-      expect(plan).toEqual({ policy: 'block', reason: expect.stringMatching(/Only draft_trip_request is permitted now/) });
+      expect(plan).toEqual({
+        policy: 'block',
+        reason: expect.stringMatching(/Only draft_trip_request is permitted now/),
+      });
     }
     await call('draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 });
     expect(await trip.permittedTools(session)).toContain('validate_trip_request');
@@ -85,11 +95,17 @@ describe('trip adapter on SQLite', () => {
 
   it('blocks submit without a validation, and again after the draft changed', async () => {
     await call('draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 });
-    expect(await trip.plan(session, 'submit_trip_request', {})).toEqual({ policy: 'block', reason: expect.stringMatching(/has not been validated/) });
+    expect(await trip.plan(session, 'submit_trip_request', {})).toEqual({
+      policy: 'block',
+      reason: expect.stringMatching(/has not been validated/),
+    });
     await call('validate_trip_request', {});
     expect((await trip.plan(session, 'submit_trip_request', {})).policy).toBe('require_approval');
     await call('draft_trip_request', { destination: 'Busan', days: 2, budget: 900_000 });
-    expect(await trip.plan(session, 'submit_trip_request', {})).toEqual({ policy: 'block', reason: expect.stringMatching(/version 2\) has not been validated/) });
+    expect(await trip.plan(session, 'submit_trip_request', {})).toEqual({
+      policy: 'block',
+      reason: expect.stringMatching(/version 2\) has not been validated/),
+    });
   });
 
   it('fails validate as a tool error when there is no draft', async () => {
@@ -100,14 +116,21 @@ describe('trip adapter on SQLite', () => {
     await call('draft_trip_request', { destination: 'Busan', days: 2, budget: 800_000 });
     await call('validate_trip_request', {});
     const plan = approval(await trip.plan(session, 'submit_trip_request', {}));
-    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toEqual({ ok: true });
+    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toEqual({
+      ok: true,
+    });
     await call('draft_trip_request', { destination: 'Busan', days: 2, budget: 1_500_000 });
     await call('validate_trip_request', {});
     const r = await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot);
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.mismatches).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^draft_id:/), 'result_version: approved draft version 1, latest is 2', expect.stringMatching(/^result_sha256:/), expect.stringMatching(/^validation_sha256:/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^draft_id:/),
+        'result_version: approved draft version 1, latest is 2',
+        expect.stringMatching(/^result_sha256:/),
+        expect.stringMatching(/^validation_sha256:/),
+      ]),
     );
     expect(r.reason).toMatch(/no longer matches/);
   });
@@ -118,7 +141,10 @@ describe('trip adapter on SQLite', () => {
     const plan = approval(await trip.plan(session, 'submit_trip_request', {}));
     await trip.execute(session, 'submit_trip_request', plan.input, 'appr_first');
     const r = await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot);
-    expect(r).toMatchObject({ ok: false, mismatches: [expect.stringMatching(/^idempotency: .*already submitted .*appr_first/)] });
+    expect(r).toMatchObject({
+      ok: false,
+      mismatches: [expect.stringMatching(/^idempotency: .*already submitted .*appr_first/)],
+    });
   });
 
   it('submits once when executed twice with one key, and lists the submission with its request id', async () => {
@@ -128,10 +154,19 @@ describe('trip adapter on SQLite', () => {
     const first = await trip.execute(session, 'submit_trip_request', plan.input, 'appr_1');
     const second = await trip.execute(session, 'submit_trip_request', plan.input, 'appr_1');
     expect(second).toEqual(first);
-    expect(first.content).toMatch(/^Trip request submitted: Busan, 2 days, budget 800,000 KRW \(submission sub_[0-9a-f-]+\)\.$/);
+    expect(first.content).toMatch(
+      /^Trip request submitted: Busan, 2 days, budget 800,000 KRW \(submission sub_[0-9a-f-]+\)\.$/,
+    );
     const subs = await listSubmissions(db);
     expect(subs).toEqual([{ ...first.values, request_id: 'appr_1' }]);
-    expect(subs[0]).toEqual({ submission_id: expect.stringMatching(/^sub_/), draft_id: plan.input.draft_id, destination: 'Busan', days: 2, budget: 800_000, request_id: 'appr_1' });
+    expect(subs[0]).toEqual({
+      submission_id: expect.stringMatching(/^sub_/),
+      draft_id: plan.input.draft_id,
+      destination: 'Busan',
+      days: 2,
+      budget: 800_000,
+      request_id: 'appr_1',
+    });
   });
 
   it('refuses a second submission of one draft under another key, and a key reused for other input', async () => {
@@ -139,8 +174,12 @@ describe('trip adapter on SQLite', () => {
     await call('validate_trip_request', {});
     const plan = approval(await trip.plan(session, 'submit_trip_request', {}));
     await trip.execute(session, 'submit_trip_request', plan.input, 'appr_1');
-    await expect(trip.execute(session, 'submit_trip_request', plan.input, 'appr_2')).rejects.toThrow(/already submitted/);
-    await expect(trip.execute(session, 'submit_trip_request', { ...plan.input, budget: 1 }, 'appr_1')).rejects.toThrow(/other input/);
+    await expect(trip.execute(session, 'submit_trip_request', plan.input, 'appr_2')).rejects.toThrow(
+      /already submitted/,
+    );
+    await expect(trip.execute(session, 'submit_trip_request', { ...plan.input, budget: 1 }, 'appr_1')).rejects.toThrow(
+      /other input/,
+    );
     expect(await listSubmissions(db)).toHaveLength(1);
   });
 

@@ -38,7 +38,10 @@ describe('crash after a committed submission', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect({ signal: child.signal, stdout: child.stdout, stderr: child.stderr }).toMatchObject({ signal: 'SIGKILL', stdout: '' });
+    expect({ signal: child.signal, stdout: child.stdout, stderr: child.stderr }).toMatchObject({
+      signal: 'SIGKILL',
+      stdout: '',
+    });
     expect(fs.existsSync(marker)).toBe(false);
 
     const db = openSqlite(file);

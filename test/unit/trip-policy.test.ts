@@ -1,4 +1,14 @@
-import { TripDraftContent, TripRevisionPatch, formatKrw, issuesOf, permittedTripTools, tripBlockReason, tripSummary, tripTier, validateTripDraft } from '../../src/core/trip-policy';
+import {
+  TripDraftContent,
+  TripRevisionPatch,
+  formatKrw,
+  issuesOf,
+  permittedTripTools,
+  tripBlockReason,
+  tripSummary,
+  tripTier,
+  validateTripDraft,
+} from '../../src/core/trip-policy';
 
 const draft = { draft_id: 'draft_a', version: 1 };
 
@@ -47,25 +57,38 @@ describe('trip draft validation', () => {
 describe('permitted trip tools', () => {
   it('allows search, draft and validate before anything is validated, but not submit', () => {
     expect(permittedTripTools({})).toEqual(['search_trip_policy', 'draft_trip_request', 'validate_trip_request']);
-    expect(permittedTripTools({ latestDraft: draft })).toEqual(['search_trip_policy', 'draft_trip_request', 'validate_trip_request']);
+    expect(permittedTripTools({ latestDraft: draft })).toEqual([
+      'search_trip_policy',
+      'draft_trip_request',
+      'validate_trip_request',
+    ]);
   });
 
   it('allows only drafting (and the read-only policy search) after a failed validation', () => {
-    const s = { latestDraft: draft, latestValidation: { ok: false, errors: [{ path: 'days', message: 'days must be between 1 and 30 (got 31)' }] } };
+    const s = {
+      latestDraft: draft,
+      latestValidation: { ok: false, errors: [{ path: 'days', message: 'days must be between 1 and 30 (got 31)' }] },
+    };
     expect(permittedTripTools(s)).toEqual(['search_trip_policy', 'draft_trip_request']);
-    expect(tripBlockReason(s, 'submit_trip_request')).toMatch(/failed validation: days must be between 1 and 30.*Only draft_trip_request is permitted/);
+    expect(tripBlockReason(s, 'submit_trip_request')).toMatch(
+      /failed validation: days must be between 1 and 30.*Only draft_trip_request is permitted/,
+    );
     expect(tripBlockReason(s, 'validate_trip_request')).toMatch(/Only draft_trip_request is permitted/);
   });
 
   it('allows submit once the latest draft passed validation, and not after it was submitted', () => {
     const ok = { latestDraft: draft, latestValidation: { ok: true, errors: [] } };
     expect(permittedTripTools(ok)).toContain('submit_trip_request');
-    expect(tripBlockReason({ ...ok, submissionId: 'sub_1' }, 'submit_trip_request')).toMatch(/already submitted as sub_1/);
+    expect(tripBlockReason({ ...ok, submissionId: 'sub_1' }, 'submit_trip_request')).toMatch(
+      /already submitted as sub_1/,
+    );
   });
 
   it('blocks a draft_id that is not the latest draft', () => {
     const ok = { latestDraft: draft, latestValidation: { ok: true, errors: [] } };
-    expect(tripBlockReason(ok, 'submit_trip_request', 'draft_old')).toMatch(/not the latest draft.*draft_a \(version 1\)/);
+    expect(tripBlockReason(ok, 'submit_trip_request', 'draft_old')).toMatch(
+      /not the latest draft.*draft_a \(version 1\)/,
+    );
   });
 
   it('blocks submit with no draft and names the next steps', () => {
@@ -76,7 +99,9 @@ describe('permitted trip tools', () => {
 describe('trip texts', () => {
   it('formats amounts and keeps the summary within 120 characters', () => {
     expect(formatKrw(800_000)).toBe('800,000');
-    expect(tripSummary({ destination: 'Busan', days: 2, budget: 800_000 })).toBe('Business trip to Busan, 2 days, budget 800,000 KRW');
+    expect(tripSummary({ destination: 'Busan', days: 2, budget: 800_000 })).toBe(
+      'Business trip to Busan, 2 days, budget 800,000 KRW',
+    );
     expect(tripSummary({ destination: 'X'.repeat(80), days: 30, budget: 30_000_000 }).length).toBeLessThanOrEqual(120);
   });
 

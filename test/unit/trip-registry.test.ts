@@ -25,10 +25,13 @@ describe('domain registry', () => {
     expect(() => reg.findTool('hotel', 'x')).toThrow(/unknown domain "hotel"/);
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'submit_trip_request '])('treats the untrusted tool name %j as unknown', (name) => {
-    const reg = createDomainRegistry([createTripDomain(db)]);
-    expect(reg.findTool('trip', name)).toBeUndefined();
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'submit_trip_request '])(
+    'treats the untrusted tool name %j as unknown',
+    (name) => {
+      const reg = createDomainRegistry([createTripDomain(db)]);
+      expect(reg.findTool('trip', name)).toBeUndefined();
+    },
+  );
 
   it('does not resolve prototype names as domains', () => {
     const reg = createDomainRegistry([createTripDomain(db)]);

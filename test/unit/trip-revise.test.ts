@@ -30,16 +30,30 @@ describe('reviewer modifications of a trip submission', () => {
     const plan = await pendingSubmission();
     const r = await trip.revise(session, 'submit_trip_request', plan.input, { budget: 500_000 });
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const input = { session_id: session, draft_id: expect.stringMatching(/^draft_/), draft_version: 2, destination: 'Busan', days: 2, budget: 500_000 };
+    const input = {
+      session_id: session,
+      draft_id: expect.stringMatching(/^draft_/),
+      draft_version: 2,
+      destination: 'Busan',
+      days: 2,
+      budget: 500_000,
+    };
     expect(r.input).toEqual(input);
     expect(r.input.draft_id).not.toBe(plan.input.draft_id);
     expect(r.executed_values).toEqual({ destination: 'Busan', days: 2, budget: 500_000 });
     expect(r.approvals_required).toBe(1);
     expect(r.summary).toBe('Business trip to Busan, 2 days, budget 500,000 KRW');
-    expect(r.snapshot).toMatchObject({ tool: 'submit_trip_request', args_sha256: digest(r.input), result_version: 2, result_sha256: digest(r.executed_values) });
+    expect(r.snapshot).toMatchObject({
+      tool: 'submit_trip_request',
+      args_sha256: digest(r.input),
+      result_version: 2,
+      result_sha256: digest(r.executed_values),
+    });
     // The revision is now the store's truth: the new snapshot holds and a fresh plan agrees.
     expect(await trip.recheck(session, 'submit_trip_request', r.input, r.snapshot)).toEqual({ ok: true });
-    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toMatchObject({ ok: false });
+    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toMatchObject({
+      ok: false,
+    });
     const replanned = await trip.plan(session, 'submit_trip_request', {});
     expect(replanned).toMatchObject({ policy: 'require_approval', input: r.input, evidence: { snapshot: r.snapshot } });
     const out = await trip.execute(session, 'submit_trip_request', r.input, 'appr_mod');
@@ -55,7 +69,10 @@ describe('reviewer modifications of a trip submission', () => {
 
   it('keeps one approval when a modification lowers the budget under the no-approval line', async () => {
     const plan = await pendingSubmission();
-    expect(await trip.revise(session, 'submit_trip_request', plan.input, { budget: 100_000 })).toMatchObject({ ok: true, approvals_required: 1 });
+    expect(await trip.revise(session, 'submit_trip_request', plan.input, { budget: 100_000 })).toMatchObject({
+      ok: true,
+      approvals_required: 1,
+    });
   });
 
   it.each([
@@ -71,7 +88,9 @@ describe('reviewer modifications of a trip submission', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.issues.map((i) => i.path)).toContain(path);
-    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toEqual({ ok: true });
+    expect(await trip.recheck(session, 'submit_trip_request', plan.input, plan.evidence.snapshot)).toEqual({
+      ok: true,
+    });
   });
 
   it('refuses an empty patch and a tool that takes no modifications', async () => {

@@ -1,7 +1,11 @@
 import { generateWebhookSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks';
 
 const secret = generateWebhookSecret();
-const body = { type: 'approval.approved', timestamp: '2025-01-01T00:00:00.000Z', data: { request_id: 'appr_1', status: 'approved' } };
+const body = {
+  type: 'approval.approved',
+  timestamp: '2025-01-01T00:00:00.000Z',
+  data: { request_id: 'appr_1', status: 'approved' },
+};
 const at = new Date('2025-01-01T00:00:10.000Z');
 const signed = signWebhook(secret, { id: 'msg_1', body, timestamp: at });
 
@@ -36,18 +40,35 @@ describe('verifyWebhook', () => {
   });
 
   it('refuses a delivery signed with another secret', () => {
-    expectRefused(() => verifyWebhook(generateWebhookSecret(), signed.body, { ...signed.headers }, { now: at }), /no matching signature/);
+    expectRefused(
+      () => verifyWebhook(generateWebhookSecret(), signed.body, { ...signed.headers }, { now: at }),
+      /no matching signature/,
+    );
   });
 
   it('refuses a changed webhook-id, since the id is part of what is signed', () => {
-    expectRefused(() => verifyWebhook(secret, signed.body, { ...signed.headers, 'webhook-id': 'msg_2' }, { now: at }), /no matching signature/);
+    expectRefused(
+      () => verifyWebhook(secret, signed.body, { ...signed.headers, 'webhook-id': 'msg_2' }, { now: at }),
+      /no matching signature/,
+    );
   });
 
   it('refuses a stale delivery older than the tolerance, and accepts one just inside it', () => {
     const later = new Date(at.getTime() + 301_000);
     expectRefused(() => verifyWebhook(secret, signed.body, { ...signed.headers }, { now: later }), /stale/);
-    expect(verifyWebhook(secret, signed.body, { ...signed.headers }, { now: new Date(at.getTime() + 300_000) })).toEqual(body);
-    expectRefused(() => verifyWebhook(secret, signed.body, { ...signed.headers }, { now: new Date(at.getTime() + 61_000), toleranceSeconds: 60 }), /stale/);
+    expect(
+      verifyWebhook(secret, signed.body, { ...signed.headers }, { now: new Date(at.getTime() + 300_000) }),
+    ).toEqual(body);
+    expectRefused(
+      () =>
+        verifyWebhook(
+          secret,
+          signed.body,
+          { ...signed.headers },
+          { now: new Date(at.getTime() + 61_000), toleranceSeconds: 60 },
+        ),
+      /stale/,
+    );
   });
 
   it('refuses a timestamp further in the future than the tolerance', () => {
@@ -58,12 +79,18 @@ describe('verifyWebhook', () => {
   it('refuses a delivery with a missing header, naming it', () => {
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
       const headers: Record<string, string | undefined> = { ...signed.headers, [name]: undefined };
-      expectRefused(() => verifyWebhook(secret, signed.body, headers, { now: at }), new RegExp(`missing header ${name}`));
+      expectRefused(
+        () => verifyWebhook(secret, signed.body, headers, { now: at }),
+        new RegExp(`missing header ${name}`),
+      );
     }
   });
 
   it('refuses a timestamp that is not integer seconds', () => {
-    expectRefused(() => verifyWebhook(secret, signed.body, { ...signed.headers, 'webhook-timestamp': '1.7e9' }, { now: at }), /unix seconds/);
+    expectRefused(
+      () => verifyWebhook(secret, signed.body, { ...signed.headers, 'webhook-timestamp': '1.7e9' }, { now: at }),
+      /unix seconds/,
+    );
   });
 
   it('reads header names in any case, and array values', () => {

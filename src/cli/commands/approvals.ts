@@ -21,10 +21,14 @@ export function approvalsCommand(io: CliIo): Command {
       const body = await clientFor(opts).listApprovals({ status: opts.status, target: opts.target, limit: opts.limit });
       emit(io, opts.json, body, () => formatApprovalList(approvalItems(body)));
     });
-  withApi(cmd.command('show').description('show one request: its evidence, status and deadline').argument('<id>', 'request id'))
-    .action(async (id: string, opts: ApiOptions) => {
-      const body = await clientFor(opts).getApproval(id);
-      emit(io, opts.json, body, () => formatApproval(body));
-    });
+  withApi(
+    cmd
+      .command('show')
+      .description('show one request: its evidence, status and deadline')
+      .argument('<id>', 'request id'),
+  ).action(async (id: string, opts: ApiOptions) => {
+    const body = await clientFor(opts).getApproval(id);
+    emit(io, opts.json, body, () => formatApproval(body));
+  });
   return cmd;
 }

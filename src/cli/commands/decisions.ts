@@ -53,12 +53,24 @@ export function decisionCommands(io: CliIo): Command[] {
   const approve = withApi(new Command('approve').description('approve a request').argument('<id>', 'request id'))
     .option('--note <note>', 'justification for the audit trail')
     .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'approve'));
-  const reject = withApi(new Command('reject').description('reject a request; the reason goes back to the agent').argument('<id>', 'request id'))
+  const reject = withApi(
+    new Command('reject')
+      .description('reject a request; the reason goes back to the agent')
+      .argument('<id>', 'request id'),
+  )
     .requiredOption('--reason <reason>', 'why (required)')
     .option('--note <note>', 'extra note for the audit trail')
     .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'reject'));
-  const modify = withApi(new Command('modify').description('approve with changed args (validated like any input)').argument('<id>', 'request id'))
-    .requiredOption('--args <json>', 'replacement args as a JSON object, merged over the requested ones', parseJsonObject)
+  const modify = withApi(
+    new Command('modify')
+      .description('approve with changed args (validated like any input)')
+      .argument('<id>', 'request id'),
+  )
+    .requiredOption(
+      '--args <json>',
+      'replacement args as a JSON object, merged over the requested ones',
+      parseJsonObject,
+    )
     .option('--note <note>', 'justification for the audit trail')
     .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'modify'));
   return [approve, reject, modify];

@@ -19,7 +19,11 @@ interface CreateOptions {
 export function keysCommand(io: CliIo): Command {
   const cmd = new Command('keys').description('manage API keys');
   withJson(cmd.command('create').description('create an agent or reviewer key; prints it once'))
-    .addOption(new Option('--kind <kind>', 'agent (requests, consumes) or reviewer (decides)').choices(['agent', 'reviewer']).makeOptionMandatory())
+    .addOption(
+      new Option('--kind <kind>', 'agent (requests, consumes) or reviewer (decides)')
+        .choices(['agent', 'reviewer'])
+        .makeOptionMandatory(),
+    )
     .requiredOption('--id <name>', 'key id: the agent or reviewer name shown in the audit trail')
     .action(async (opts: CreateOptions) => {
       const created = await createKey(opts.kind, opts.id);

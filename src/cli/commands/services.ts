@@ -23,23 +23,31 @@ export function untilSignal(): Promise<NodeJS.Signals> {
  * so the short commands never pull in Temporal or fastify.
  */
 export function serviceCommands(io: CliIo): Command[] {
-  const dev = withJson(new Command('dev').description('start an embedded Temporal dev server, the worker and the HTTP API')).action(async (opts: { json?: boolean }) => {
+  const dev = withJson(
+    new Command('dev').description('start an embedded Temporal dev server, the worker and the HTTP API'),
+  ).action(async (opts: { json?: boolean }) => {
     const { runDev } = require('../../dev/dev-stack') as typeof import('../../dev/dev-stack');
     await runDev({ json: opts.json });
   });
-  const worker = withJson(new Command('worker').description('run the worker against TEMPORAL_ADDRESS')).action(async (opts: { json?: boolean }) => {
-    const { runWorker } = require('../../worker') as typeof import('../../worker');
-    await runWorker({ json: opts.json });
-  });
-  const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(async (opts: { json?: boolean }) => {
-    const { startApiServer } = require('../../api/server') as typeof import('../../api/server');
-    const server = await startApiServer(loadConfig());
-    emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
-    await untilSignal();
-    await server.close();
-  });
+  const worker = withJson(new Command('worker').description('run the worker against TEMPORAL_ADDRESS')).action(
+    async (opts: { json?: boolean }) => {
+      const { runWorker } = require('../../worker') as typeof import('../../worker');
+      await runWorker({ json: opts.json });
+    },
+  );
+  const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(
+    async (opts: { json?: boolean }) => {
+      const { startApiServer } = require('../../api/server') as typeof import('../../api/server');
+      const server = await startApiServer(loadConfig());
+      emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
+      await untilSignal();
+      await server.close();
+    },
+  );
   // stdout is the MCP protocol channel, already JSON-RPC: --json is accepted and changes nothing.
-  const mcp = withJson(new Command('mcp').description('serve the MCP tools request_action_approval and check_approval_status on stdio')).action(async () => {
+  const mcp = withJson(
+    new Command('mcp').description('serve the MCP tools request_action_approval and check_approval_status on stdio'),
+  ).action(async () => {
     const { runMcpServer } = require('../../mcp/server') as typeof import('../../mcp/server');
     await runMcpServer();
   });

@@ -29,7 +29,11 @@ export function submitEvidence(input: SubmitTripInput, draft: DraftRow, validati
     target: draft.draft_id,
     summary: tripSummary(contentOf(draft)),
     blast_radius: { budget_krw: draft.budget, days: draft.days },
-    preconditions: { draft_id: draft.draft_id, draft_version: draft.version, validation_sha256: validation.validation_sha256 },
+    preconditions: {
+      draft_id: draft.draft_id,
+      draft_version: draft.version,
+      validation_sha256: validation.validation_sha256,
+    },
     snapshot: submitSnapshot(input, draft, validation),
   };
 }

@@ -1,11 +1,27 @@
 import fs from 'node:fs';
 import { digest } from '../../core/hashing';
-import { DraftRefArgs, SubmitTripInput, TripDraftContent, TripTool, formatDays, formatKrw } from '../../core/trip-policy';
+import {
+  DraftRefArgs,
+  SubmitTripInput,
+  TripDraftContent,
+  TripTool,
+  formatDays,
+  formatKrw,
+} from '../../core/trip-policy';
 import type { Db } from '../../store/db';
 import type { ToolOutput } from '../types';
 import { runOnce } from './idempotency';
 import { searchTripPolicy } from './policy-document';
-import { contentOf, getDraft, insertDraft, insertSubmission, insertValidation, latestDraft, latestValidation, submissionForDraft } from './store';
+import {
+  contentOf,
+  getDraft,
+  insertDraft,
+  insertSubmission,
+  insertValidation,
+  latestDraft,
+  latestValidation,
+  submissionForDraft,
+} from './store';
 
 /** Env var of the crash test: names a file; when it exists the process dies right after a submission commits. */
 export const CRASH_AFTER_SUBMIT_ENV = 'GATE_TEST_CRASH_AFTER_SUBMIT';
@@ -15,20 +31,31 @@ export const CRASH_AFTER_SUBMIT_ENV = 'GATE_TEST_CRASH_AFTER_SUBMIT';
  * `Error`s with a message for the model: the activity layer reports them as execution
  * failures, which is what they are (the policy already allowed the call).
  */
-export async function executeTripTool(db: Db, sessionId: string, tool: string, input: Record<string, unknown>, key: string): Promise<ToolOutput> {
+export async function executeTripTool(
+  db: Db,
+  sessionId: string,
+  tool: string,
+  input: Record<string, unknown>,
+  key: string,
+): Promise<ToolOutput> {
   switch (tool) {
     case TripTool.SearchPolicy: {
       const query = typeof input.query === 'string' ? input.query : '';
       const found = searchTripPolicy(query);
-      return { content: `Business-trip policy${found.matched ? ` (sections matching "${query}")` : ''}:\n${found.text}`, values: { matched_sections: found.matched } };
+      return {
+        content: `Business-trip policy${found.matched ? ` (sections matching "${query}")` : ''}:\n${found.text}`,
+        values: { matched_sections: found.matched },
+      };
     }
     case TripTool.Draft: {
       const content = TripDraftContent.parse(input);
-      return (await runOnce(db, key, { sessionId, tool, input: content }, (tx) => draft(tx, sessionId, content))).output;
+      return (await runOnce(db, key, { sessionId, tool, input: content }, (tx) => draft(tx, sessionId, content)))
+        .output;
     }
     case TripTool.Validate: {
       const args = DraftRefArgs.parse(input);
-      return (await runOnce(db, key, { sessionId, tool, input: args }, (tx) => validate(tx, sessionId, args.draft_id))).output;
+      return (await runOnce(db, key, { sessionId, tool, input: args }, (tx) => validate(tx, sessionId, args.draft_id)))
+        .output;
     }
     case TripTool.Submit:
       return submit(db, sessionId, SubmitTripInput.parse(input), key);
@@ -47,12 +74,26 @@ async function draft(tx: Db, sessionId: string, content: TripDraftContent): Prom
 
 async function validate(tx: Db, sessionId: string, draftId: string | undefined): Promise<ToolOutput> {
   const d = draftId === undefined ? await latestDraft(tx, sessionId) : await getDraft(tx, sessionId, draftId);
-  if (!d) throw new Error(draftId === undefined ? 'There is no draft to validate; call draft_trip_request first.' : `Draft ${draftId} does not exist in this session.`);
+  if (!d)
+    throw new Error(
+      draftId === undefined
+        ? 'There is no draft to validate; call draft_trip_request first.'
+        : `Draft ${draftId} does not exist in this session.`,
+    );
   const v = await insertValidation(tx, d);
   const content = v.ok
     ? `Draft ${d.draft_id} (version ${d.version}) passed validation (validation_sha256 ${v.validation_sha256}). It can be submitted with submit_trip_request.`
     : `Draft ${d.draft_id} (version ${d.version}) failed validation: ${v.errors.map((e) => e.message).join('; ')}. Create a corrected draft with draft_trip_request.`;
-  return { content, values: { draft_id: d.draft_id, draft_version: d.version, ok: v.ok, errors: v.errors, validation_sha256: v.validation_sha256 } };
+  return {
+    content,
+    values: {
+      draft_id: d.draft_id,
+      draft_version: d.version,
+      ok: v.ok,
+      errors: v.errors,
+      validation_sha256: v.validation_sha256,
+    },
+  };
 }
 
 /**
@@ -61,7 +102,8 @@ async function validate(tx: Db, sessionId: string, draftId: string | undefined):
  * draft, even if something slipped in between the gate's recheck and this call.
  */
 async function submit(db: Db, sessionId: string, input: SubmitTripInput, key: string): Promise<ToolOutput> {
-  if (input.session_id !== sessionId) throw new Error(`The submit input belongs to session ${input.session_id}, not ${sessionId}.`);
+  if (input.session_id !== sessionId)
+    throw new Error(`The submit input belongs to session ${input.session_id}, not ${sessionId}.`);
   const { output, fresh } = await runOnce(db, key, { sessionId, tool: TripTool.Submit, input }, async (tx) => {
     const d = await getDraft(tx, sessionId, input.draft_id);
     if (!d) throw new Error(`Draft ${input.draft_id} does not exist in this session.`);
@@ -70,11 +112,20 @@ async function submit(db: Db, sessionId: string, input: SubmitTripInput, key: st
     const v = await latestValidation(tx, d.draft_id);
     if (!v?.ok) throw new Error(`Draft ${d.draft_id} has no passing validation; nothing was submitted.`);
     const prior = await submissionForDraft(tx, d.draft_id);
-    if (prior) throw new Error(`Draft ${d.draft_id} was already submitted as ${prior.submission_id} (request ${prior.request_id}).`);
+    if (prior)
+      throw new Error(
+        `Draft ${d.draft_id} was already submitted as ${prior.submission_id} (request ${prior.request_id}).`,
+      );
     const s = await insertSubmission(tx, sessionId, { draft_id: d.draft_id, ...contentOf(d), request_id: key });
     return {
       content: `Trip request submitted: ${s.destination}, ${formatDays(s.days)}, budget ${formatKrw(s.budget)} KRW (submission ${s.submission_id}).`,
-      values: { submission_id: s.submission_id, draft_id: s.draft_id, destination: s.destination, days: s.days, budget: s.budget },
+      values: {
+        submission_id: s.submission_id,
+        draft_id: s.draft_id,
+        destination: s.destination,
+        days: s.days,
+        budget: s.budget,
+      },
     };
   });
   if (fresh) crashForTestIfAsked();

@@ -37,20 +37,29 @@ export async function runOnce(
        VALUES (?, ?, ?, ?, '', ?) ON CONFLICT (idempotency_key) DO NOTHING`,
       [key, scope.sessionId, scope.tool, inputSha, new Date().toISOString()],
     );
-    if (claim.changes === 0) return { output: await storedOutput(tx, key, scope.sessionId, scope.tool, inputSha), fresh: false };
+    if (claim.changes === 0)
+      return { output: await storedOutput(tx, key, scope.sessionId, scope.tool, inputSha), fresh: false };
     const output = await effect(tx);
     await tx.run('UPDATE trip_idempotency SET output = ? WHERE idempotency_key = ?', [JSON.stringify(output), key]);
     return { output, fresh: true };
   });
 }
 
-async function storedOutput(tx: Db, key: string, sessionId: string, tool: string, inputSha: string): Promise<ToolOutput> {
+async function storedOutput(
+  tx: Db,
+  key: string,
+  sessionId: string,
+  tool: string,
+  inputSha: string,
+): Promise<ToolOutput> {
   const [row] = await tx.query<{ session_id: string; tool: string; input_sha256: string; output: string }>(
     'SELECT session_id, tool, input_sha256, output FROM trip_idempotency WHERE idempotency_key = ?',
     [key],
   );
   if (!row || !row.output) throw new Error(`idempotency key ${key} is claimed but has no stored output; retry later`);
   if (row.session_id !== sessionId || row.tool !== tool || row.input_sha256 !== inputSha)
-    throw new Error(`idempotency key ${key} was already used for ${row.tool} in session ${row.session_id} with other input; refusing to run it again`);
+    throw new Error(
+      `idempotency key ${key} was already used for ${row.tool} in session ${row.session_id} with other input; refusing to run it again`,
+    );
   return JSON.parse(row.output) as ToolOutput;
 }

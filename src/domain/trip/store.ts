@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { digest } from '../../core/hashing';
-import { TRIP_POLICY_VERSION, validateTripDraft, type TripDraftContent, type TripIssue, type TripSessionState } from '../../core/trip-policy';
+import {
+  TRIP_POLICY_VERSION,
+  validateTripDraft,
+  type TripDraftContent,
+  type TripIssue,
+  type TripSessionState,
+} from '../../core/trip-policy';
 import type { Db } from '../../store/db';
 
 /** A stored draft version. Numbers are normalised: pg returns BIGINT as a string. */
@@ -63,17 +69,24 @@ function toDraft(r: Record<string, unknown>): DraftRow {
   };
 }
 
-const DRAFT_COLUMNS = 'draft_id, session_id, version, destination, days, budget, content_sha256, source, parent_draft_id';
+const DRAFT_COLUMNS =
+  'draft_id, session_id, version, destination, days, budget, content_sha256, source, parent_draft_id';
 
 /** The highest draft version of a session, or undefined when it has none. */
 export async function latestDraft(db: Db, sessionId: string): Promise<DraftRow | undefined> {
-  const rows = await db.query(`SELECT ${DRAFT_COLUMNS} FROM trip_drafts WHERE session_id = ? ORDER BY version DESC LIMIT 1`, [sessionId]);
+  const rows = await db.query(
+    `SELECT ${DRAFT_COLUMNS} FROM trip_drafts WHERE session_id = ? ORDER BY version DESC LIMIT 1`,
+    [sessionId],
+  );
   return rows[0] ? toDraft(rows[0]) : undefined;
 }
 
 /** A draft of this session by id; drafts of other sessions are invisible. */
 export async function getDraft(db: Db, sessionId: string, draftId: string): Promise<DraftRow | undefined> {
-  const rows = await db.query(`SELECT ${DRAFT_COLUMNS} FROM trip_drafts WHERE session_id = ? AND draft_id = ?`, [sessionId, draftId]);
+  const rows = await db.query(`SELECT ${DRAFT_COLUMNS} FROM trip_drafts WHERE session_id = ? AND draft_id = ?`, [
+    sessionId,
+    draftId,
+  ]);
   return rows[0] ? toDraft(rows[0]) : undefined;
 }
 
@@ -81,8 +94,16 @@ export async function getDraft(db: Db, sessionId: string, draftId: string): Prom
  * Writes the next draft version. Version = max + 1; a concurrent writer in the same
  * session hits UNIQUE (session_id, version) and throws, so the caller retries.
  */
-export async function insertDraft(tx: Db, sessionId: string, content: TripDraftContent, source: DraftRow['source'], parentDraftId: string | null = null): Promise<DraftRow> {
-  const [max] = await tx.query<{ v: unknown }>('SELECT MAX(version) AS v FROM trip_drafts WHERE session_id = ?', [sessionId]);
+export async function insertDraft(
+  tx: Db,
+  sessionId: string,
+  content: TripDraftContent,
+  source: DraftRow['source'],
+  parentDraftId: string | null = null,
+): Promise<DraftRow> {
+  const [max] = await tx.query<{ v: unknown }>('SELECT MAX(version) AS v FROM trip_drafts WHERE session_id = ?', [
+    sessionId,
+  ]);
   const row: DraftRow = {
     draft_id: `draft_${randomUUID()}`,
     session_id: sessionId,
@@ -93,7 +114,16 @@ export async function insertDraft(tx: Db, sessionId: string, content: TripDraftC
     parent_draft_id: parentDraftId,
   };
   await tx.run(`INSERT INTO trip_drafts (${DRAFT_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-    row.draft_id, row.session_id, row.version, row.destination, row.days, row.budget, row.content_sha256, row.source, row.parent_draft_id, new Date().toISOString(),
+    row.draft_id,
+    row.session_id,
+    row.version,
+    row.destination,
+    row.days,
+    row.budget,
+    row.content_sha256,
+    row.source,
+    row.parent_draft_id,
+    new Date().toISOString(),
   ]);
   return row;
 }
@@ -105,7 +135,13 @@ export async function latestValidation(db: Db, draftId: string): Promise<Validat
     [draftId],
   );
   const r = rows[0];
-  return r ? { ...(JSON.parse(r.record) as ValidationRecord), validation_id: r.validation_id, validation_sha256: r.validation_sha256 } : undefined;
+  return r
+    ? {
+        ...(JSON.parse(r.record) as ValidationRecord),
+        validation_id: r.validation_id,
+        validation_sha256: r.validation_sha256,
+      }
+    : undefined;
 }
 
 /**
@@ -123,10 +159,21 @@ export async function insertValidation(tx: Db, draft: DraftRow): Promise<Validat
     errors: result.errors,
   };
   const row: ValidationRow = { ...record, validation_id: `val_${randomUUID()}`, validation_sha256: digest(record) };
-  const [max] = await tx.query<{ a: unknown }>('SELECT MAX(attempt) AS a FROM trip_validations WHERE draft_id = ?', [draft.draft_id]);
+  const [max] = await tx.query<{ a: unknown }>('SELECT MAX(attempt) AS a FROM trip_validations WHERE draft_id = ?', [
+    draft.draft_id,
+  ]);
   await tx.run(
     'INSERT INTO trip_validations (validation_id, session_id, draft_id, attempt, ok, record, validation_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    [row.validation_id, draft.session_id, draft.draft_id, Number(max?.a ?? 0) + 1, record.ok ? 1 : 0, JSON.stringify(record), row.validation_sha256, new Date().toISOString()],
+    [
+      row.validation_id,
+      draft.session_id,
+      draft.draft_id,
+      Number(max?.a ?? 0) + 1,
+      record.ok ? 1 : 0,
+      JSON.stringify(record),
+      row.validation_sha256,
+      new Date().toISOString(),
+    ],
   );
   return row;
 }
@@ -138,11 +185,25 @@ export async function submissionForDraft(db: Db, draftId: string): Promise<TripS
 }
 
 /** Inserts a submission; UNIQUE (draft_id) and UNIQUE (request_id) make a second one throw. */
-export async function insertSubmission(tx: Db, sessionId: string, s: Omit<TripSubmission, 'submission_id'>): Promise<TripSubmission> {
+export async function insertSubmission(
+  tx: Db,
+  sessionId: string,
+  s: Omit<TripSubmission, 'submission_id'>,
+): Promise<TripSubmission> {
   const row: TripSubmission = { submission_id: `sub_${randomUUID()}`, ...s };
-  await tx.run(`INSERT INTO trip_submissions (${SUBMISSION_COLUMNS}, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-    row.submission_id, row.draft_id, row.destination, row.days, row.budget, row.request_id, sessionId, new Date().toISOString(),
-  ]);
+  await tx.run(
+    `INSERT INTO trip_submissions (${SUBMISSION_COLUMNS}, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      row.submission_id,
+      row.draft_id,
+      row.destination,
+      row.days,
+      row.budget,
+      row.request_id,
+      sessionId,
+      new Date().toISOString(),
+    ],
+  );
   return row;
 }
 
@@ -162,7 +223,10 @@ function toSubmission(r: Record<string, unknown>): TripSubmission {
 /** Every submission, oldest first (optionally of one session). Backs `GET /v1/domains/trip/submissions`. */
 export async function listSubmissions(db: Db, opts: { sessionId?: string } = {}): Promise<TripSubmission[]> {
   const where = opts.sessionId === undefined ? '' : ' WHERE session_id = ?';
-  const rows = await db.query(`SELECT ${SUBMISSION_COLUMNS} FROM trip_submissions${where} ORDER BY created_at, submission_id`, opts.sessionId === undefined ? [] : [opts.sessionId]);
+  const rows = await db.query(
+    `SELECT ${SUBMISSION_COLUMNS} FROM trip_submissions${where} ORDER BY created_at, submission_id`,
+    opts.sessionId === undefined ? [] : [opts.sessionId],
+  );
   return rows.map(toSubmission);
 }
 

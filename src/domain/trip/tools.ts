@@ -6,10 +6,13 @@ import type { DomainTool } from '../types';
 export const TRIP_TOOLS: readonly DomainTool[] = [
   {
     name: TripTool.SearchPolicy,
-    description: 'Look up the company business-trip policy (duration limits, budget limits, approval tiers). Read-only; runs without approval.',
+    description:
+      'Look up the company business-trip policy (duration limits, budget limits, approval tiers). Read-only; runs without approval.',
     risk: 'read',
     action: 'trip.search_policy',
-    args: z.object({ query: z.string().trim().min(1).max(500).describe('What to look up, e.g. "budget limit"') }).strict(),
+    args: z
+      .object({ query: z.string().trim().min(1).max(500).describe('What to look up, e.g. "budget limit"') })
+      .strict(),
   },
   {
     name: TripTool.Draft,
