@@ -66,10 +66,12 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
     const body = DecisionBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('decision', body.error);
     const { decision_id, ...rest } = body.data;
+    const who = principalOf(req);
     return gate.decide(req.params.id, {
       ...rest,
       decision_id: decision_id ?? randomUUID(),
-      reviewer_id: principalOf(req).id,
+      reviewer_id: who.id,
+      reviewer_roles: who.roles ?? [],
     });
   });
 

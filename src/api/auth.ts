@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
 import type { KeyKind, KeyStore, Principal } from '../store/key-store';
+import { looksLikeJwt, type OidcVerifier } from './oidc';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,13 +18,15 @@ export type RequireKey = (kind?: KeyKind) => onRequestAsyncHookHandler;
  * Throws 401 without `Authorization: Bearer <key>` or with an unknown key, 403 when the
  * key is of the other kind (an agent key on a decision).
  */
-export function keyAuth(keys: KeyStore): RequireKey {
+export function keyAuth(keys: KeyStore, oidc?: OidcVerifier): RequireKey {
   return (kind) =>
     async function authenticate(req: FastifyRequest): Promise<void> {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!m) throw new GateError(401, 'unauthenticated', 'send an API key as "Authorization: Bearer <key>"');
-      const principal = await keys.authenticate(m[1]!);
+      const token = m[1]!;
+      // An ID token is a person signed in at the IdP: always a reviewer, named by its subject.
+      const principal = oidc && looksLikeJwt(token) ? await personOf(oidc, token) : await keys.authenticate(token);
       if (!principal) throw new GateError(401, 'unauthenticated', 'unknown API key');
       if (kind && principal.kind !== kind) {
         throw new GateError(
@@ -34,6 +37,11 @@ export function keyAuth(keys: KeyStore): RequireKey {
       }
       req.principal = principal;
     };
+}
+
+async function personOf(oidc: OidcVerifier, token: string): Promise<Principal> {
+  const person = await oidc.verify(token);
+  return { id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc' };
 }
 
 /** The authenticated caller; throws 401 if a route forgot its hook. */

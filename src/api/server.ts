@@ -9,6 +9,8 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
+import { OidcVerifier } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { keyAuth, type RequireKey } from './auth';
@@ -46,6 +48,8 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
+  oidc?: OidcVerifier;
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
@@ -55,7 +59,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
     : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
   installJsonParser(app);
   installErrorHandlers(app);
-  const requireKey = keyAuth(deps.keys);
+  const requireKey = keyAuth(deps.keys, deps.oidc);
+  oidcRoutes(app, deps.oidc);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -123,6 +128,7 @@ export async function startApiServer(
       db,
       logger,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;

@@ -9,6 +9,10 @@ export type KeyKind = (typeof KeyKind)[keyof typeof KeyKind];
 export interface Principal {
   id: string;
   kind: KeyKind;
+  /** A reviewer's roles (from its key, or the ID token's roles claim), checked against the request's rule. */
+  roles?: string[];
+  /** How the caller proved who it is: an API key, or an OpenID Connect ID token (a person). */
+  via?: 'key' | 'oidc';
 }
 
 /** A key as `create` hands it out: the only time the plain key exists outside its holder. */
