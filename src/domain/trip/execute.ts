@@ -1,13 +1,6 @@
 import fs from 'node:fs';
 import { digest } from '../../core/hashing';
-import {
-  DraftRefArgs,
-  SubmitTripInput,
-  TripDraftContent,
-  TripTool,
-  formatDays,
-  formatKrw,
-} from '../../core/trip-policy';
+import { DraftRefArgs, SubmitTripInput, TripDraftContent, TripTool, formatDays, formatKrw } from './policy';
 import type { Db } from '../../store/db';
 import type { ToolOutput } from '../types';
 import { runOnce } from './idempotency';
