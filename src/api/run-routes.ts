@@ -4,7 +4,7 @@ import { GateError } from '../client/gate-error';
 import { listSubmissions } from '../domain/trip';
 import { verifyChain } from '../core/audit';
 import type { GateConfig } from '../config';
-import { principalOf } from './auth';
+import { principalOf, scopeOfRequest } from './auth';
 import type { RouteContext } from './server';
 
 /**
@@ -17,29 +17,30 @@ export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
     const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue });
 
     app.post('/v1/runs', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
-      const started = await runs.start(req.body, principalOf(req).id);
+      const p = principalOf(req);
+      const started = await runs.start(req.body, p.id, p.tenant);
       return reply.code(201).send(started);
     });
     app.get<{ Params: { id: string } }>('/v1/runs/:id', { onRequest: ctx.requireKey() }, async (req) =>
-      runs.get(req.params.id),
+      runs.get(req.params.id, scopeOfRequest(req)),
     );
     // Interactions are questions to a person: reviewer keys answer them, never the agent itself.
     app.post<{ Params: { id: string; iid: string } }>(
       '/v1/runs/:id/interactions/:iid',
       { onRequest: ctx.requireKey('reviewer') },
-      async (req) => runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id),
+      async (req) => runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id, scopeOfRequest(req)),
     );
     app.post<{ Params: { id: string } }>(
       '/v1/runs/:id/cancel',
       { onRequest: ctx.requireKey('agent') },
       async (req, reply) => {
-        await runs.cancel(req.params.id, principalOf(req).id);
+        await runs.cancel(req.params.id, principalOf(req).id, scopeOfRequest(req));
         return reply.code(202).send({ run_id: req.params.id, status: 'cancelling' });
       },
     );
     // The run's own trail (run.started, tool.result, policy.blocked, …) from the append-only store.
     app.get<{ Params: { id: string } }>('/v1/runs/:id/audit', { onRequest: ctx.requireKey() }, async (req) => {
-      await runs.get(req.params.id); // 404 for an unknown run
+      await runs.runInfo(req.params.id, scopeOfRequest(req)); // 404 for an unknown run or one the caller may not see
       const events = await ctx.audit.list(req.params.id);
       const v = verifyChain(events);
       return {
@@ -50,9 +51,10 @@ export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
         events,
       };
     });
-    app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async () => {
+    // Submissions belong to runs (session id = run id): the caller sees those of the runs it may see.
+    app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async (req) => {
       if (!ctx.db) throw new GateError(503, 'no_store', 'the domain store is not available to this API process');
-      return listSubmissions(ctx.db);
+      return listSubmissions(ctx.db, { sessionIds: await runs.runIds(scopeOfRequest(req)) });
     });
   };
 }

@@ -8,6 +8,7 @@ import {
 } from '../core/evidence';
 import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
+import { DEFAULT_TENANT } from '../core/tenant';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -19,6 +20,8 @@ export interface CreateCaller {
   agentId: string;
   /** The `Idempotency-Key` header; default hash(trigger_event_id + action + target). */
   idempotencyKey?: string;
+  /** The caller's tenant; the default tenant when absent. */
+  tenant?: string;
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -56,7 +59,12 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
   }
   const expiresAt = deadline(b, nowMs);
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
-  const requestId = requestIdFor(caller.agentId, idempotencyKey);
+  // Outside the default tenant the tenant is part of the id, so tenants never share one.
+  const tenant = caller.tenant ?? DEFAULT_TENANT;
+  const requestId = requestIdFor(
+    tenant === DEFAULT_TENANT ? caller.agentId : `${tenant}/${caller.agentId}`,
+    idempotencyKey,
+  );
   const payload = EvidencePayload.parse({
     request_id: requestId,
     correlation_id: b.correlation_id,

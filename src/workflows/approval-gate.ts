@@ -57,6 +57,8 @@ const MAX_RECORDED_REFUSALS = 100;
  * capped; histories recorded then keep that behaviour on replay.
  */
 export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
+/** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
+export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -79,6 +81,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }));
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
+  // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
+  const order = { requesterFirst: patched(REQUESTER_FIRST_PATCH) };
   const publish = (): void => {
     upsert([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
@@ -154,7 +158,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   };
 
   const cancel = (m: CancelMessage): GateState => {
-    const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+    const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
     if (r) throw refusalFailure(r);
     applyEvent(state, 'cancel', now(), m.reason ?? 'cancelled by the requester');
     trail.append({ event_type: 'approval.cancelled', actor_type: m.actor_type, actor_id: m.actor_id, note: m.reason });
@@ -227,7 +231,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(
     consumeUpdate,
     (m: ConsumeMessage): ConsumeResult => {
-      const r = refuseConsume(state, m?.consumer_id);
+      const r = refuseConsume(state, m?.consumer_id, order);
       if (r) throw refusalFailure(r);
       applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
       state.consumed_at = state.updated_at;
@@ -249,14 +253,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     },
     {
       validator: (m: ConsumeMessage): void => {
-        const r = refuseConsume(state, m?.consumer_id);
+        const r = refuseConsume(state, m?.consumer_id, order);
         if (r) throw refusalFailure(r);
       },
     },
   );
   setHandler(cancelUpdate, cancel, {
     validator: (m: CancelMessage): void => {
-      const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+      const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
       if (r) throw refusalFailure(r);
     },
   });
