@@ -16,8 +16,8 @@ export const CreateRunBody = z
   .object({
     /** What the user asked for. */
     goal: z.string().min(1).max(4000),
-    /** The domain adapter that owns the tools. */
-    domain: z.enum(['trip']),
+    /** The domain adapter that owns the tools: one the server registered (see GET /healthz or the 422's details). */
+    domain: z.string().min(1).max(100),
     /** Scripted turns or a real provider. */
     model: ModelSpec,
     /** TTL of each approval the run opens (default 1 hour). */
@@ -49,7 +49,11 @@ export const RUN_WORKFLOW_TYPE = 'agentRunWorkflow';
 export class RunClient {
   constructor(
     private readonly client: Client,
-    private readonly opts: { taskQueue: string },
+    private readonly opts: {
+      taskQueue: string;
+      /** Domains the workers serve; a run naming another is refused (422). Unchecked when absent. */
+      domains?: readonly string[];
+    },
   ) {}
 
   /** Validates and starts a run for `agentId` in `tenant`. Throws GateError 422 on a bad body. */
@@ -61,6 +65,14 @@ export class RunClient {
     const parsed = CreateRunBody.safeParse(body);
     if (!parsed.success) throw new GateError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
     const b = parsed.data;
+    const known = this.opts.domains;
+    if (known && !known.includes(b.domain))
+      throw new GateError(
+        422,
+        'unknown_domain',
+        `unknown domain "${b.domain}"; known domains: ${known.join(', ') || '(none)'}`,
+        [{ path: 'domain', message: `must be one of: ${known.join(', ') || '(none registered)'}` }],
+      );
     const input: RunInput = {
       run_id: `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
       goal: b.goal,
@@ -116,20 +128,9 @@ export class RunClient {
     }
   }
 
-  /**
-   * Ids of the runs the scope may see, newest first, from visibility (eventually
-   * consistent). Backs the domain listings, whose rows belong to a run.
-   */
-  async runIds(scope: Scope, limit = 10_000): Promise<string[]> {
-    const query = [`WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, ...scopeClauses(scope)].join(' AND ');
-    const ids: string[] = [];
-    for await (const info of this.client.workflow.list({ query, pageSize: 1000 })) {
-      const agentId =
-        ((info.memo ?? {}) as { agent_id?: string }).agent_id ?? info.typedSearchAttributes.get(GATE_AGENT);
-      if (visibleTo(scope, { tenant: tenantOf(info), agentId })) ids.push(info.workflowId);
-      if (ids.length >= limit) break;
-    }
-    return ids;
+  /** Ids of the runs the scope may see, newest first (see `visibleRunIds`). */
+  runIds(scope: Scope, limit?: number): Promise<string[]> {
+    return visibleRunIds(this.client, scope, limit);
   }
 
   /** Answers an interaction; 422 when the response does not fit, 409/404 when nothing waits for it. */
@@ -191,4 +192,19 @@ export class RunClient {
 /** 404 for a run id that names no run the caller may see. */
 function runNotFound(runId: string): GateError {
   return new GateError(404, 'not_found', `no run ${runId}`);
+}
+
+/**
+ * Ids of the runs a scope may see, newest first, from visibility (eventually consistent):
+ * the sessions whose domain rows the caller may read (a run's id is its domain session).
+ */
+export async function visibleRunIds(client: Client, scope: Scope, limit = 10_000): Promise<string[]> {
+  const query = [`WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, ...scopeClauses(scope)].join(' AND ');
+  const ids: string[] = [];
+  for await (const info of client.workflow.list({ query, pageSize: 1000 })) {
+    const agentId = ((info.memo ?? {}) as { agent_id?: string }).agent_id ?? info.typedSearchAttributes.get(GATE_AGENT);
+    if (visibleTo(scope, { tenant: tenantOf(info), agentId })) ids.push(info.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
 }
