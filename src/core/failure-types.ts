@@ -12,6 +12,8 @@ export const FailureType = {
   DuplicateReviewer: 'DuplicateReviewer',
   /** The requester tried to approve its own request (HTTP 403). */
   SelfApproval: 'SelfApproval',
+  /** The reviewer has none of the roles the request's rule allows (HTTP 403). */
+  IneligibleReviewer: 'IneligibleReviewer',
   /** Only the requesting agent may do this (HTTP 403). */
   NotRequester: 'NotRequester',
   /** The message does not match its schema (HTTP 422). */
@@ -49,6 +51,7 @@ const STATUS: Record<FailureType, number> = {
   DuplicateReviewer: 409,
   SelfApproval: 403,
   NotRequester: 403,
+  IneligibleReviewer: 403,
   InvalidInput: 422,
   InvalidArgs: 422,
   Busy: 409,
