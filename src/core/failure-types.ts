@@ -34,7 +34,9 @@ export const FailureType = {
   ModelExhausted: 'ModelExhausted',
   /** A model provider failed in a way retrying will not fix. */
   ModelError: 'ModelError',
-  /** A tool raised: an execution failure, never a policy block. */
+  /** A model provider could not answer, after the model activity's retries (HTTP 408, 429, 5xx, network). */
+  ModelUnavailable: 'ModelUnavailable',
+  /** A tool declared a final refusal (`DomainToolError`): an execution failure, never a policy block. */
   ToolFailed: 'ToolFailed',
   /** A run used its max_turns model calls without a final answer. */
   TurnLimit: 'TurnLimit',
@@ -61,6 +63,7 @@ const STATUS: Record<FailureType, number> = {
   BrokenConversation: 500,
   ModelExhausted: 500,
   ModelError: 502,
+  ModelUnavailable: 502,
   ToolFailed: 500,
   TurnLimit: 500,
   WebhookDeliveryFailed: 502,
