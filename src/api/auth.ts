@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
-import type { KeyKind, KeyStore, Principal } from '../store/key-store';
+import { scopeOf, type KeyKind, type Principal, type Scope } from '../core/tenant';
+import type { KeyStore } from '../store/key-store';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
 
 declare module 'fastify' {
@@ -26,8 +27,7 @@ export function keyAuth(keys: KeyStore, oidc?: OidcVerifier): RequireKey {
       if (!m) throw new GateError(401, 'unauthenticated', 'send an API key as "Authorization: Bearer <key>"');
       const token = m[1]!;
       // An ID token is a person signed in at the IdP: always a reviewer, named by its subject.
-      const principal = oidc && looksLikeJwt(token) ? await personOf(oidc, token) : await keys.authenticate(token);
-      if (!principal) throw new GateError(401, 'unauthenticated', 'unknown API key');
+      const principal = oidc && looksLikeJwt(token) ? await personOf(oidc, token) : await keyOwner(keys, token);
       if (kind && principal.kind !== kind) {
         throw new GateError(
           403,
@@ -41,11 +41,33 @@ export function keyAuth(keys: KeyStore, oidc?: OidcVerifier): RequireKey {
 
 async function personOf(oidc: OidcVerifier, token: string): Promise<Principal> {
   const person = await oidc.verify(token);
-  return { id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc' };
+  return { tenant: person.tenant, id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc' };
 }
 
-/** The authenticated caller; throws 401 if a route forgot its hook. */
+const REFUSED = {
+  unknown: 'unknown API key',
+  revoked: 'this API key was revoked',
+  expired: 'this API key has expired',
+  rotated: 'this API key was replaced by a rotation and its grace period is over',
+} as const;
+
+/** The key's holder; 401 naming why a known key no longer works (revoked, expired, rotated out). */
+async function keyOwner(keys: KeyStore, token: string): Promise<Principal> {
+  const r = await keys.check(token);
+  if ('principal' in r) return r.principal;
+  throw new GateError(401, 'unauthenticated', r.since ? `${REFUSED[r.refused]} (${r.since})` : REFUSED[r.refused]);
+}
+
+/**
+ * The authenticated caller `{ tenant, kind, id }`: the one place routes get identity
+ * from. Throws 401 if a route forgot its hook.
+ */
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new GateError(401, 'unauthenticated', 'this route needs an API key');
   return req.principal;
+}
+
+/** What the caller may see: its tenant, and for an agent key only its own requests and runs. */
+export function scopeOfRequest(req: FastifyRequest): Scope {
+  return scopeOf(principalOf(req));
 }

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { GateError } from '../client/gate-error';
+import { checkTenant, DEFAULT_TENANT, TENANT_SHAPE } from '../core/tenant';
 
 /** How the API trusts an OpenID Connect issuer (GATE_OIDC_* variables). */
 export interface OidcSettings {
@@ -17,6 +18,10 @@ export interface OidcSettings {
   redirectUri?: string;
   /** GATE_OIDC_SCOPES (default `openid profile`): scopes the page asks for; add the one that carries roles. */
   scopes: string;
+  /** GATE_OIDC_TENANT (default `default`): the tenant of every person signed in, unless a tenant claim is set. */
+  tenant: string;
+  /** GATE_OIDC_TENANT_CLAIM: a claim naming the person's tenant; a token without a valid one is refused. */
+  tenantClaim?: string;
 }
 
 /** The IdP endpoints the API uses, from its discovery document. */
@@ -31,6 +36,8 @@ export interface OidcMetadata {
 export interface OidcIdentity {
   /** The subject: the reviewer id in decisions and the audit trail. */
   sub: string;
+  /** The tenant whose queue the person reviews. */
+  tenant: string;
   roles: string[];
   name?: string;
 }
@@ -91,7 +98,17 @@ export class OidcVerifier {
     const sub = payload.sub!;
     if (sub.length > 200) throw new GateError(401, 'unauthenticated', 'ID token refused: sub is over 200 characters');
     const name = typeof payload.name === 'string' ? payload.name : undefined;
-    return { sub, roles: rolesAt(payload, this.settings.rolesClaim), ...(name ? { name } : {}) };
+    const tenant = this.tenantOf(payload);
+    return { sub, tenant, roles: rolesAt(payload, this.settings.rolesClaim), ...(name ? { name } : {}) };
+  }
+
+  private tenantOf(payload: JWTPayload): string {
+    const claim = this.settings.tenantClaim;
+    if (!claim) return this.settings.tenant;
+    const v = payload[claim];
+    if (typeof v !== 'string' || !TENANT_SHAPE.test(v))
+      throw new GateError(401, 'unauthenticated', `ID token refused: claim ${claim} does not name a tenant`);
+    return v;
   }
 }
 
@@ -162,5 +179,7 @@ export function oidcSettingsFrom(env: NodeJS.ProcessEnv, defaults: { redirectUri
     clientSecret: env.GATE_OIDC_CLIENT_SECRET || undefined,
     redirectUri: env.GATE_OIDC_REDIRECT_URI || defaults.redirectUri,
     scopes: env.GATE_OIDC_SCOPES || 'openid profile',
+    tenant: checkTenant(env.GATE_OIDC_TENANT || DEFAULT_TENANT),
+    tenantClaim: env.GATE_OIDC_TENANT_CLAIM || undefined,
   };
 }

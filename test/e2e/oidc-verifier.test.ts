@@ -38,7 +38,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const settings = (): OidcSettings => ({ issuer, audience: 'gate', rolesClaim: 'roles', scopes: 'openid' });
+const settings = (): OidcSettings => ({
+  issuer,
+  audience: 'gate',
+  rolesClaim: 'roles',
+  scopes: 'openid',
+  tenant: 'default',
+});
 
 function token(claims: Record<string, unknown> = {}, opts: { key?: KeyLike; exp?: string | number } = {}) {
   return new SignJWT({ roles: ['finance'], ...claims })
@@ -55,9 +61,20 @@ describe('OidcVerifier', () => {
   it('accepts a good token and names the person by subject, with the roles claim', async () => {
     await expect(new OidcVerifier(settings()).verify(await token({ name: 'Alice' }))).resolves.toEqual({
       sub: 'alice@example.com',
+      tenant: 'default',
       roles: ['finance'],
       name: 'Alice',
     });
+  });
+
+  it('takes the tenant from a claim when GATE_OIDC_TENANT_CLAIM names one, and refuses a token without it', async () => {
+    const v = new OidcVerifier({ ...settings(), tenantClaim: 'org' });
+    await expect(v.verify(await token({ org: 'acme' }))).resolves.toMatchObject({ tenant: 'acme' });
+    await expect(v.verify(await token())).rejects.toMatchObject({
+      status: 401,
+      message: expect.stringMatching(/claim org/),
+    });
+    await expect(v.verify(await token({ org: 'Not A Tenant' }))).rejects.toMatchObject({ status: 401 });
   });
 
   it.each([

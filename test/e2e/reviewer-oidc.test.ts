@@ -81,6 +81,7 @@ suite('reviewer sign-in with OpenID Connect', () => {
       clientSecret: idp.clientSecret,
       redirectUri,
       scopes: 'openid profile roles',
+      tenant: 'default',
     };
     const policy = validatePolicy(
       { rules: [{ action: 'stripe.refund.*', roles: ['finance'], min_approvals: 2 }] },
