@@ -8,6 +8,7 @@ import { GateClient } from '../client/gate-client';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
+import { loadPolicyFile } from '../policy/load-policy';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { keyAuth, type RequireKey } from './auth';
@@ -100,6 +101,8 @@ export async function startApiServer(
   cfg: GateConfig,
   opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {},
 ): Promise<RunningApi> {
+  // Before anything opens: a bad rule file stops the start with every problem named.
+  const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   let connection: Connection | undefined;
   try {
@@ -115,6 +118,7 @@ export async function startApiServer(
       namespace: cfg.namespace,
       audit,
       webhookReceivers: cfg.webhookUrls.length,
+      policy,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);

@@ -28,6 +28,7 @@ import {
   type ConsumeResult,
 } from '../workflows/definitions';
 import { prepareCreate, type CreateCaller } from './create-request';
+import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
@@ -62,6 +63,8 @@ export interface GateClientOptions {
    * gate writes it (and its webhook is not delayed to the gate's next batch).
    */
   webhookReceivers?: number;
+  /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
+  policy?: ReviewerPolicy;
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
@@ -103,7 +106,7 @@ export class GateClient {
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const { requestId, input } = prepareCreate(body, caller);
+    const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
     const { audit, webhookReceivers } = this.options;
     const writeFirst = audit !== undefined && webhookReceivers === 0;
     if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };

@@ -26,6 +26,7 @@ export function requestedSpec(state: GateState): AuditSpec {
       executor: state.executor,
       expires_at: state.expires_at,
       args_sha256: state.final_args_sha256,
+      ...(state.payload.reviewer_policy ? { reviewer_policy: state.payload.reviewer_policy } : {}),
     },
   };
 }

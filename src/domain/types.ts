@@ -99,7 +99,9 @@ export interface DomainAdapter {
   ): Promise<RevisionResult>;
   /**
    * Runs the tool. Must be idempotent by `idempotencyKey`: a second call with the same
-   * key returns the first call's output and has no second effect. Throws on failure.
+   * key returns the first call's output and has no second effect. Throws `DomainToolError`
+   * for the tool's own final refusal (reported once to the model as a failed call); any
+   * other error (the store, the network) is retried, so it must not mean "the tool refused".
    */
   execute(sessionId: string, tool: string, input: Record<string, unknown>, idempotencyKey: string): Promise<ToolOutput>;
 }

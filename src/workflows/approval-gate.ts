@@ -63,6 +63,11 @@ export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
  * started without that field, or recorded before it, append `approval.requested` themselves.
  */
 export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
+/**
+ * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
+ * decisions from reviewers without one of them, whichever way the decision arrives.
+ */
+export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -85,6 +90,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }));
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
+  // Decided once at the start; only gates with roles in their evidence carry the marker.
+  const checkRoles = state.payload.reviewer_policy ? patched(REVIEWER_ROLES_PATCH) : false;
   const publish = (): void => {
     upsert([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
@@ -103,7 +110,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     const prev = previousDecision(state, d);
     if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
     if (prev) return { ...prev.result, applied: false };
-    let refusal = refuseDecision(state, d);
+    let refusal = refuseDecision(state, d, { checkRoles });
     if (refusal) throw refusalFailure(refusal);
     let mod: Modification | undefined;
     if (d.decision === 'modify') {
@@ -115,7 +122,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         state.busy = false;
         state.busy_key = undefined;
       }
-      refusal = refuseDecision(state, d); // the TTL may have fired meanwhile
+      refusal = refuseDecision(state, d, { checkRoles }); // the TTL may have fired meanwhile
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
@@ -194,7 +201,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
         if (prev) return;
       }
-      const r = refuseDecision(state, d);
+      const r = refuseDecision(state, d, { checkRoles });
       if (r) throw refusalFailure(r);
     },
   });
