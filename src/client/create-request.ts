@@ -8,6 +8,8 @@ import {
 } from '../core/evidence';
 import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
+import { DEFAULT_TENANT } from '../core/tenant';
+import { resolveRequirement, type ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -19,6 +21,16 @@ export interface CreateCaller {
   agentId: string;
   /** The `Idempotency-Key` header; default hash(trigger_event_id + action + target). */
   idempotencyKey?: string;
+  /** The caller's tenant; the default tenant when absent. */
+  tenant?: string;
+}
+
+/** What the server adds to every create. */
+export interface CreateContext {
+  /** The server's rule file (GATE_POLICY_FILE); none: only the request's own roles and approvals apply. */
+  policy?: ReviewerPolicy;
+  /** The clock, for tests. */
+  nowMs?: number;
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -33,7 +45,8 @@ export interface PreparedCreate {
  * refusal leaves no trace. Throws GateError: 422 schema or secrets (with the paths),
  * 413 over 64 KB of canonical JSON, 403 when body.agent_id is not the caller.
  */
-export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.now()): PreparedCreate {
+export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateContext = {}): PreparedCreate {
+  const nowMs = ctx.nowMs ?? Date.now();
   const parsed = CreateApprovalBody.safeParse(body);
   if (!parsed.success) throw invalidInput('approval request', parsed.error);
   const b = parsed.data;
@@ -55,8 +68,20 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     );
   }
   const expiresAt = deadline(b, nowMs);
+  const reviewers = resolveRequirement(ctx.policy, b.action, b);
+  if ('problem' in reviewers)
+    throw new GateError(422, 'invalid_request', reviewers.problem, [
+      { path: '$.reviewer_roles', message: 'not allowed' },
+    ]);
+  // Recorded only when something limits who decides, so payloads (and their hashes) stay as before otherwise.
+  const requirement = ctx.policy || b.reviewer_roles ? reviewers.requirement : undefined;
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
-  const requestId = requestIdFor(caller.agentId, idempotencyKey);
+  // Outside the default tenant the tenant is part of the id, so tenants never share one.
+  const tenant = caller.tenant ?? DEFAULT_TENANT;
+  const requestId = requestIdFor(
+    tenant === DEFAULT_TENANT ? caller.agentId : `${tenant}/${caller.agentId}`,
+    idempotencyKey,
+  );
   const payload = EvidencePayload.parse({
     request_id: requestId,
     correlation_id: b.correlation_id,
@@ -72,6 +97,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     ...(b.interaction ? { interaction: b.interaction } : {}),
     idempotency_key: idempotencyKey,
     expires_at: expiresAt,
+    ...(requirement ? { reviewer_policy: requirement } : {}),
   });
   const problem = checkPayload(payload);
   if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
@@ -89,7 +115,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     input: {
       payload,
       payload_sha256: payloadSha256(payload),
-      approvals_required: b.approvals_required,
+      approvals_required: reviewers.requirement.approvals_required,
       executor: b.executor,
       consume_ttl_seconds: b.consume_ttl_seconds,
       ...(b.escalate_before_seconds ? { escalate_before_seconds: b.escalate_before_seconds } : {}),

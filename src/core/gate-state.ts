@@ -3,6 +3,7 @@ import type { Refusal } from './failure-types';
 import type { AuditSpec, GateInput, GateState, Modification } from './gate-types';
 import { digest } from './hashing';
 import { isTerminal, transition, type LifecycleEvent } from './lifecycle';
+import { isEligible } from './reviewer-policy';
 
 export type { AuditSpec, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
 
@@ -81,7 +82,7 @@ export function isInFlight(s: GateState, d: Partial<DecisionMessage>): boolean {
  * here: check `previousDecision` and `isInFlight` first. Pure and synchronous, so update
  * validators use it.
  */
-export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
+export function refuseDecision(s: GateState, raw: unknown, opts: { checkRoles?: boolean } = {}): Refusal | null {
   const parsed = DecisionMessage.safeParse(raw);
   if (!parsed.success) {
     return {
@@ -94,6 +95,9 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   if (d.request_id !== undefined && d.request_id !== s.request_id) {
     return { type: 'InvalidInput', message: `decision names request ${d.request_id}, but this is ${s.request_id}` };
   }
+  // Roles first: a reviewer who may not decide learns what is needed, not the request's state.
+  const ineligible = opts.checkRoles === false ? null : refuseIneligible(s, d);
+  if (ineligible) return ineligible;
   const t = transition(s.status, d.decision as LifecycleEvent);
   if (!t.ok) return t.refusal;
   if (d.payload_sha256 !== s.payload_sha256) {
@@ -127,6 +131,26 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   }
   if (s.busy) return { type: 'Busy', message: 'another decision on this request is being applied; retry shortly' };
   return null;
+}
+
+/** 403 with the roles needed when the request's rule names roles and the reviewer holds none of them. */
+export function refuseIneligible(
+  s: GateState,
+  d: Pick<DecisionMessage, 'reviewer_id' | 'reviewer_roles'>,
+): Refusal | null {
+  const req = s.payload.reviewer_policy;
+  if (isEligible(req, d.reviewer_roles) || !req) return null;
+  const held = d.reviewer_roles ?? [];
+  return {
+    type: 'IneligibleReviewer',
+    message: `${d.reviewer_id} may not decide ${s.payload.action}: it needs one of the roles ${req.roles.join(', ')}${held.length ? ` (it has ${held.join(', ')})` : ' (it has none)'}`,
+    details: {
+      roles_needed: req.roles,
+      reviewer_roles: held,
+      rule: req.rule,
+      policy_sha256: req.policy_sha256,
+    },
+  };
 }
 
 function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionResult {
@@ -253,8 +277,25 @@ export function applyEvent(
   return null;
 }
 
+/**
+ * How a refusal is ordered. `requesterFirst` (the default) checks who asks before what
+ * state the gate is in, so a caller who is not the requester learns nothing about the
+ * request's state; gates recorded before that checked the state first and keep doing so
+ * on replay.
+ */
+export interface RefusalOrder {
+  requesterFirst?: boolean;
+}
+
+/** NotRequester without naming the requester or the state: what any other caller is told. */
+function notRequester(verb: string): Refusal {
+  return { type: 'NotRequester', message: `only the requesting agent may ${verb} this request` };
+}
+
 /** Why an executor may not consume now, or null. Only the requesting agent consumes. */
-export function refuseConsume(s: GateState, consumerId: string): Refusal | null {
+export function refuseConsume(s: GateState, consumerId: string, order: RefusalOrder = {}): Refusal | null {
+  const requesterFirst = order.requesterFirst ?? true;
+  if (requesterFirst && consumerId !== s.payload.agent_id) return notRequester('consume');
   if (s.status !== 'approved') {
     const t = transition(s.status, 'consume');
     if (!t.ok) return t.refusal;
@@ -273,10 +314,18 @@ export function refuseConsume(s: GateState, consumerId: string): Refusal | null 
 }
 
 /** Why an actor may not cancel, or null. The requester or the owning run may cancel a pending request. */
-export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
+export function refuseCancel(
+  s: GateState,
+  actorId: string,
+  actorType: 'agent' | 'system',
+  order: RefusalOrder = {},
+): Refusal | null {
+  const requesterFirst = order.requesterFirst ?? true;
+  const stranger = actorType !== 'system' && actorId !== s.payload.agent_id;
+  if (requesterFirst && stranger) return notRequester('cancel');
   const t = transition(s.status, 'cancel');
   if (!t.ok) return t.refusal;
-  if (actorType !== 'system' && actorId !== s.payload.agent_id)
+  if (stranger)
     return {
       type: 'NotRequester',
       message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request`,

@@ -13,6 +13,8 @@ export interface RunInput {
   model: ModelSpec;
   /** The agent (key id) the run acts for; gates name it as requester. */
   agent_id: string;
+  /** The tenant of the agent's key; the run's gates belong to it. Absent in runs started before tenants (default tenant). */
+  tenant?: string;
   /** TTL of each approval the run opens. */
   approval_ttl_seconds: number;
   /** Model calls before the run gives up, across all its executions. */
@@ -58,6 +60,8 @@ export interface RunView {
   pending_interactions: PendingInteraction[];
   final_answer?: string;
   error?: string;
+  /** The failure type of the cause of a failed run (`ModelError`, `ModelUnavailable`, `ToolFailed`…). */
+  error_type?: string;
   /** Refused signals past the audit cap, counted instead of recorded. */
   refusals_unrecorded?: number;
   /** Workflow executions the run has used so far (1 until it first continues as new). */
