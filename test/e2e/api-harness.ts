@@ -74,7 +74,12 @@ export class ApiHarness {
       },
     });
     const { client, connection } = await testClient();
-    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit, policy: opts.policy });
+    const gate = new GateClient(client, {
+      taskQueue: worker.taskQueue,
+      audit,
+      webhookReceivers: 0,
+      policy: opts.policy,
+    });
     const oidc = opts.oidc ? new OidcVerifier(opts.oidc) : undefined;
     const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc });
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
