@@ -9,6 +9,8 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
+import { OidcVerifier } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
@@ -54,6 +56,8 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
+  oidc?: OidcVerifier;
 }
 
 /** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
@@ -86,7 +90,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   installJsonParser(app);
   installErrorHandlers(app);
-  const requireKey = keyAuth(deps.keys);
+  const requireKey = keyAuth(deps.keys, deps.oidc);
+  oidcRoutes(app, deps.oidc);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -185,6 +190,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       domains,
       logger,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;
