@@ -60,11 +60,34 @@ export interface ApiServerDeps {
   oidc?: OidcVerifier;
 }
 
+/** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<FastifyInstance, RouteInfo[]>();
+
+/**
+ * Every route the server registered (HEAD twins of GET routes left out), in order,
+ * including routes of plugins, domains and `extraRoutes`: what the auth-matrix test
+ * walks, so a route added without an entry in the matrix fails it.
+ */
+export function routesOf(app: FastifyInstance): RouteInfo[] {
+  return [...(ROUTES.get(app) ?? [])];
+}
+
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const app: FastifyInstance = (deps.logger
     ? Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES })
     : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
+  const routes: RouteInfo[] = [];
+  ROUTES.set(app, routes);
+  // Registered before any route, so it sees them all (plugins inherit it).
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   installJsonParser(app);
   installErrorHandlers(app);
   const requireKey = keyAuth(deps.keys, deps.oidc);

@@ -94,9 +94,14 @@ export class ApiHarness {
     return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
   }
 
-  /** A further key, for tests that need many distinct reviewers. */
-  async createKey(kind: 'agent' | 'reviewer', id: string): Promise<string> {
-    return (await new KeyStore(this.parts.db).create(kind, id)).key;
+  /** The task queue the harness's worker polls. */
+  get taskQueue(): string {
+    return this.parts.worker.taskQueue;
+  }
+
+  /** A further key (in the default tenant unless given), for tests that need more callers. */
+  async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string): Promise<string> {
+    return (await new KeyStore(this.parts.db).create(kind, id, { tenant })).key;
   }
 
   async stop(): Promise<void> {
