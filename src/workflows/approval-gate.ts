@@ -27,6 +27,7 @@ import {
 } from '../core/gate-state';
 import { AuditTrail } from './audit-trail';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
+import { handOver } from './hand-over';
 import {
   cancelSignal,
   cancelUpdate,
@@ -289,6 +290,9 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     publish();
     if (state.status === 'approved') {
       if (state.executor === 'external') await awaitConsume(state, input, trail);
+      // New in the workflow executor; no recorded history has it, so no patch is needed.
+      else if (state.executor === 'workflow')
+        await CancellationScope.nonCancellable(() => handOver(state, input, trail));
       else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
       publish();
     }
