@@ -27,6 +27,13 @@ export interface GateInput {
     /** The caller's activity run right before the hand-over (mismatch: `invalidated`), on the caller's task queue. */
     recheck?: { activity: string; task_queue: string };
   };
+  /**
+   * Set when the creator writes the `approval.requested` event to the audit store itself
+   * (right after the start): the gate builds the same event from these ids and schedules
+   * no store write for it; its next batch sends it again (the insert is idempotent), so a
+   * creator that crashed before writing loses nothing.
+   */
+  requested_event?: { event_id: string; timestamp: string };
 }
 
 /** One reviewer's approval (approve or modify) counted toward the quorum. */
