@@ -24,6 +24,7 @@ let worker: RunningWorker;
 let gates: GateClient;
 
 const LIMIT = 80; // history events per execution in these tests
+const TENANT = 'acme'; // the tenant must survive the continuation too
 
 beforeAll(async () => {
   ({ client, connection } = await testClient());
@@ -60,7 +61,10 @@ async function openGate(ttlSeconds: number, over: Partial<GateInput> = {}): Prom
   };
   const { requestId, input } = prepareCreate(body, { agentId: 'agent-1' });
   const full: GateInput = { ...input, max_history_events: LIMIT, ...over };
-  await client.workflow.start('approvalGateWorkflow', startOptions(requestId, full, worker.taskQueue, randomUUID()));
+  await client.workflow.start(
+    'approvalGateWorkflow',
+    startOptions(requestId, full, worker.taskQueue, randomUUID(), TENANT),
+  );
   return full;
 }
 
@@ -108,6 +112,9 @@ it('continues as new under a flood of bad signals and still takes the decision, 
     return (g.executions ?? 1) > 1 && (g.refusals_unrecorded ?? 0) === 30 ? g : undefined;
   });
   expect(live.status).toBe('requested');
+  // The tenant came along: the owner still sees the continued gate, another tenant still does not.
+  expect((await gates.get(id, { tenant: TENANT, agentId: 'agent-1' })).status).toBe('requested');
+  await expect(gates.get(id, { tenant: 'globex' })).rejects.toMatchObject({ status: 404 });
   await gates.decide(id, {
     decision_id: 'd1',
     reviewer_id: 'rev-1',
@@ -134,7 +141,7 @@ it('continues as new under a flood of bad signals and still takes the decision, 
 
   // Memo and search attributes came along: the gate is still listed, by its status, as one gate.
   const listed = await until(async () => {
-    const rows = await gates.list({ status: 'consumed', target: input.payload.target });
+    const rows = await gates.list({ status: 'consumed', target: input.payload.target, scope: { tenant: TENANT } });
     return rows.length > 0 ? rows : undefined;
   });
   expect(listed.map((r) => r.request_id)).toEqual([id]);
