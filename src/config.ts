@@ -23,6 +23,10 @@ export interface GateConfig {
   workflowCacheSize: number;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
+  workerMetricsAddress?: string;
+  /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
+  queueDepthTtlMs: number;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -62,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
+    queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
   };
 }

@@ -14,6 +14,7 @@ import { runRoutes } from './run-routes';
 import { keyAuth, type RequireKey } from './auth';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -46,6 +47,10 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
+  metrics?: ApiMetrics;
+  /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
+  queueDepthTtlMs?: number;
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
@@ -56,6 +61,9 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   installJsonParser(app);
   installErrorHandlers(app);
   const requireKey = keyAuth(deps.keys);
+  const metrics =
+    deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
+  metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -65,7 +73,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       .header('x-content-type-options', 'nosniff');
     return REVIEWER_PAGE_HTML;
   });
-  approvalRoutes(app, deps.gate, requireKey);
+  approvalRoutes(app, deps.gate, requireKey, metrics);
 
   const extra = deps.extraRoutes;
   if (extra) {
@@ -122,6 +130,7 @@ export async function startApiServer(
       temporal,
       db,
       logger,
+      queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
     });
     await app.listen({ host: cfg.host, port: cfg.port });

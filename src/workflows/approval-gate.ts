@@ -44,6 +44,7 @@ import {
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
+import { countDecision, observeGateEvent } from './gate-metrics';
 import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
 
@@ -71,17 +72,23 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
   const state = initialGateState(input, now());
-  const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
-    request_id: state.request_id,
-    status: state.status,
-    action: state.payload.action,
-    target: state.payload.target,
-    agent_id: state.payload.agent_id,
-    summary: state.payload.summary,
-    payload_sha256: state.payload_sha256,
-    expires_at: state.expires_at,
-    ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
-  }));
+  const trail = new AuditTrail(
+    state.request_id,
+    state.payload_sha256,
+    () => ({
+      request_id: state.request_id,
+      status: state.status,
+      action: state.payload.action,
+      target: state.payload.target,
+      agent_id: state.payload.agent_id,
+      summary: state.payload.summary,
+      payload_sha256: state.payload_sha256,
+      expires_at: state.expires_at,
+      ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+    }),
+    undefined,
+    (e) => observeGateEvent(state, e),
+  );
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
   // Decided once at the start; only gates with roles in their evidence carry the marker.
@@ -120,6 +127,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
+    countDecision(state, d.decision);
     events.forEach((e) => trail.append(e));
     publish();
     if (mod && input.run_id && input.call_id) {
