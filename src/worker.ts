@@ -3,7 +3,11 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from './config';
 import { createActivities } from './activities';
+import type { DomainSource } from './domain/types';
+import type { Model, ModelSpec } from './models/spec';
+import { configuredDomains } from './domain/configured';
 import { ensureSearchAttributes } from './dev/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
 import { installWorkerRuntime } from './telemetry/worker-runtime';
@@ -30,10 +34,33 @@ function workflowSource(): { workflowBundle: { codePath: string } } | { workflow
   return { workflowsPath: require.resolve('./workflows') };
 }
 
-/** Opens the stores, migrates them and builds a worker on the configured task queue. */
-export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<GateWorker> {
+/**
+ * Options of a standalone gate worker: the domains it serves, and any setting of
+ * GateConfig (each defaults to its environment variable, see `loadConfig`).
+ */
+export interface GateWorkerOptions extends Partial<GateConfig> {
+  /** Your DomainAdapters (or factories over the gate's store); agent runs may use these domains only. */
+  domains: readonly DomainSource[];
+  /** Builds the model of an agent run from its spec; default: scripted, OpenAI or Anthropic (src/models). */
+  createModel?: (spec: ModelSpec) => Model;
+}
+
+/**
+ * Opens the stores, migrates them, builds the domains and a worker that hosts the gate
+ * and agent-run workflows on the task queue (`GATE_TASK_QUEUE` unless given). Throws
+ * when Temporal is unreachable or a domain name is registered twice.
+ */
+export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
+  const { domains, createModel, ...overrides } = opts;
+  const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
-  const { activities } = await createActivities({ db, webhookUrls: cfg.webhookUrls, webhookSecret: cfg.webhookSecret });
+  const { activities } = await createActivities({
+    db,
+    domains,
+    createModel,
+    webhookUrls: cfg.webhookUrls,
+    webhookSecret: cfg.webhookSecret,
+  });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
   const worker = await Worker.create({
     connection,
@@ -62,6 +89,11 @@ export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<
   };
 }
 
+/** The set fields only: `{ taskQueue: undefined }` keeps the configured queue. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /** `gate worker`: runs until SIGINT or SIGTERM. */
 export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
@@ -70,10 +102,10 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
     console.error(
-      `worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`,
+      `worker: could not register search attributes (${String(err)}); register ${Object.values(SEARCH_ATTRIBUTE_NAMES).join(', ')} as Keyword`,
     ),
   );
-  const w = await createGateWorker(cfg);
+  const w = await createGateWorker({ ...cfg, domains: configuredDomains() });
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

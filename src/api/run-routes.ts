@@ -1,45 +1,45 @@
 import type { FastifyInstance } from 'fastify';
 import { RunClient } from '../client/run-client';
-import { GateError } from '../client/gate-error';
-import { listSubmissions } from '../domain/trip';
 import { verifyChain } from '../core/audit';
 import type { GateConfig } from '../config';
-import { principalOf } from './auth';
+import { principalOf, scopeOfRequest } from './auth';
 import type { RouteContext } from './server';
 
 /**
- * `/v1/runs` (agent runs through the front door) and `/v1/domains/trip/submissions`.
- * Registered through the server's `extraRoutes` hook.
+ * `/v1/runs` (agent runs through the front door), for the domains the server was given
+ * (a run naming another is refused with 422 and the known names). Registered through
+ * the server's `extraRoutes` hook.
  */
 export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
   return (app: FastifyInstance, ctx: RouteContext): void => {
     if (!ctx.temporal) throw new Error('run routes need the Temporal client');
-    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue });
+    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue, domains: ctx.domains.names() });
 
     app.post('/v1/runs', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
-      const started = await runs.start(req.body, principalOf(req).id);
+      const p = principalOf(req);
+      const started = await runs.start(req.body, p.id, p.tenant);
       return reply.code(201).send(started);
     });
     app.get<{ Params: { id: string } }>('/v1/runs/:id', { onRequest: ctx.requireKey() }, async (req) =>
-      runs.get(req.params.id),
+      runs.get(req.params.id, scopeOfRequest(req)),
     );
     // Interactions are questions to a person: reviewer keys answer them, never the agent itself.
     app.post<{ Params: { id: string; iid: string } }>(
       '/v1/runs/:id/interactions/:iid',
       { onRequest: ctx.requireKey('reviewer') },
-      async (req) => runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id),
+      async (req) => runs.respond(req.params.id, req.params.iid, req.body, principalOf(req).id, scopeOfRequest(req)),
     );
     app.post<{ Params: { id: string } }>(
       '/v1/runs/:id/cancel',
       { onRequest: ctx.requireKey('agent') },
       async (req, reply) => {
-        await runs.cancel(req.params.id, principalOf(req).id);
+        await runs.cancel(req.params.id, principalOf(req).id, scopeOfRequest(req));
         return reply.code(202).send({ run_id: req.params.id, status: 'cancelling' });
       },
     );
     // The run's own trail (run.started, tool.result, policy.blocked, …) from the append-only store.
     app.get<{ Params: { id: string } }>('/v1/runs/:id/audit', { onRequest: ctx.requireKey() }, async (req) => {
-      await runs.get(req.params.id); // 404 for an unknown run
+      await runs.runInfo(req.params.id, scopeOfRequest(req)); // 404 for an unknown run or one the caller may not see
       const events = await ctx.audit.list(req.params.id);
       const v = verifyChain(events);
       return {
@@ -49,10 +49,6 @@ export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
         ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }),
         events,
       };
-    });
-    app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async () => {
-      if (!ctx.db) throw new GateError(503, 'no_store', 'the domain store is not available to this API process');
-      return listSubmissions(ctx.db);
     });
   };
 }

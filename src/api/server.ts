@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
 import { GateClient } from '../client/gate-client';
@@ -11,7 +11,11 @@ import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
-import { keyAuth, type RequireKey } from './auth';
+import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
+import type { DomainSource } from '../domain/types';
+import { keyAuth, scopeOfRequest, type RequireKey } from './auth';
+import { visibleRunIds } from '../client/run-client';
+import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
 import { ApiMetrics, metricsRoutes } from './metrics';
@@ -27,6 +31,8 @@ export interface RouteContext {
   temporal?: Client;
   /** The store the API opened (domain tables live there too). */
   db?: Db;
+  /** The domains this API serves (their names are what `POST /v1/runs` accepts). */
+  domains: DomainRegistry;
 }
 
 /**
@@ -44,6 +50,8 @@ export interface ApiServerDeps {
   audit: AuditStore;
   temporal?: Client;
   db?: Db;
+  /** Domains whose routes are mounted under `/v1/domains/<name>`; none when absent. */
+  domains?: DomainRegistry;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
@@ -75,6 +83,20 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
 
+  const domains = deps.domains ?? createDomainRegistry([]);
+  const temporal = deps.temporal;
+  const visibleSessions = async (req: FastifyRequest): Promise<string[]> => {
+    if (!temporal)
+      throw new GateError(503, 'no_temporal', 'this API process has no Temporal client to scope domain reads');
+    return visibleRunIds(temporal, scopeOfRequest(req));
+  };
+  for (const name of domains.names()) {
+    const routes = domains.get(name).routes;
+    if (routes)
+      void app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
+        prefix: `/v1/domains/${name}`,
+      });
+  }
   const extra = deps.extraRoutes;
   if (extra) {
     const ctx: RouteContext = {
@@ -84,6 +106,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       audit: deps.audit,
       temporal: deps.temporal,
       db: deps.db,
+      domains,
     };
     void app.register(async (scope) => extra(scope, ctx));
   }
@@ -99,16 +122,23 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** Options of `startApiServer` beyond the configuration. */
+export interface StartApiOptions {
+  /** The domains runs may use, and whose routes the API mounts (built once over the API's store). */
+  domains?: readonly DomainSource[];
+  /** Replaces the run routes (`/v1/runs…`). */
+  extraRoutes?: ExtraRoutes;
+  logger?: FastifyBaseLogger;
+}
+
 /**
  * `gate api` / `gate dev`: connects to Temporal at `temporalAddressOf(cfg)`, opens the
- * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables
- * and listens on cfg.host:cfg.port with the approval routes, the run routes and
- * `opts.extraRoutes`. Throws when Temporal or the port is unavailable.
+ * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables,
+ * builds `opts.domains` and listens on cfg.host:cfg.port with the approval routes, the
+ * domains' routes and the run routes (or `opts.extraRoutes`). Throws when Temporal or
+ * the port is unavailable.
  */
-export async function startApiServer(
-  cfg: GateConfig,
-  opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {},
-): Promise<RunningApi> {
+export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}): Promise<RunningApi> {
   // Before anything opens: a bad rule file stops the start with every problem named.
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
@@ -118,9 +148,17 @@ export async function startApiServer(
     const keys = new KeyStore(db);
     await audit.migrate();
     await keys.migrate();
+    const domains = await resolveDomains(opts.domains ?? [], { db });
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
     const temporal = new Client({ connection, namespace: cfg.namespace });
-    const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit, policy });
+    // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
+    const gate = new GateClient(temporal, {
+      taskQueue: cfg.taskQueue,
+      namespace: cfg.namespace,
+      audit,
+      webhookReceivers: cfg.webhookUrls.length,
+      policy,
+    });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
     const app = createApiServer({
@@ -129,6 +167,7 @@ export async function startApiServer(
       audit,
       temporal,
       db,
+      domains,
       logger,
       queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),

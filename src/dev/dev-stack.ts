@@ -3,6 +3,8 @@ import path from 'node:path';
 import { loadConfig, type GateConfig } from '../config';
 import { createGateWorker, type GateWorker } from '../worker';
 import { startApiServer } from '../api/server';
+import { configuredDomains } from '../domain/configured';
+import type { DomainSource } from '../domain/types';
 import { ensureSearchAttributes } from './search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
 import { installWorkerRuntime } from '../telemetry/worker-runtime';
@@ -23,6 +25,7 @@ export interface DevStack {
 export async function startDevStack(
   cfg: GateConfig = loadConfig(),
   log: (line: string) => void = (l) => console.log(l),
+  domains: readonly DomainSource[] = configuredDomains(),
 ): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
   // The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it.
@@ -46,10 +49,10 @@ export async function startDevStack(
   const withAddress: GateConfig = { ...cfg, temporalAddress: address };
   let worker: GateWorker | undefined;
   try {
-    worker = await createGateWorker(withAddress);
+    worker = await createGateWorker({ ...withAddress, domains });
     const running = worker.run();
     running.catch((err) => log(`worker stopped: ${String(err)}`));
-    const api = await startApiServer(withAddress);
+    const api = await startApiServer(withAddress, { domains });
     const uiUrl = server?.uiUrl;
     return {
       apiUrl: api.url,

@@ -5,6 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../src/activities';
+import { tripDomain } from '../../src/domain/trip';
 import type { ToolMessage } from '../../src/core/conversation';
 import { openSqlite, type Db } from '../../src/store/db';
 import type { RunView } from '../../src/workflows/run-definitions';
@@ -58,7 +59,7 @@ const stacks: { worker: RunningWorker; db: Db }[] = [];
 async function stack(wrapDb?: (db: Db) => Db, patch: Record<string, unknown> = {}) {
   const real = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-errors-')), 'gate.db'));
   const db = wrapDb ? wrapDb(real) : real;
-  const { activities } = await createActivities({ db });
+  const { activities } = await createActivities({ db, domains: [tripDomain] });
   const worker = await startTestWorker({ ...activities, ...patch });
   stacks.push({ worker, db: real });
   return { worker, db };

@@ -86,6 +86,8 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
     executor: 'external',
     consume_ttl_seconds: 600,
     create_sha256: sha,
+    // Since v4: the creator wrote approval.requested to the store (GateClient with an audit store).
+    requested_event: { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() },
   };
 }
 
@@ -301,11 +303,12 @@ async function recordRunPaths(nativeConnection: NativeConnection, client: Client
   // Loaded here, not at the top: the replay tests import this file and need none of it.
   const { createActivities } = await import('../../src/activities');
   const { openSqlite } = await import('../../src/store/db');
+  const { tripDomain } = await import('../../src/domain/trip');
   const h = await import('../support/run-harness');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
   try {
-    const { activities: real } = await createActivities({ db });
+    const { activities: real } = await createActivities({ db, domains: [tripDomain] });
     fs.mkdirSync(runHistoriesDir(recording), { recursive: true });
     await withWorker(nativeConnection, real, async (taskQueue) => {
       for (const [name, p] of Object.entries(RUN_PATHS)) await recordRunPath(h, client, taskQueue, name, p);

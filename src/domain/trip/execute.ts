@@ -1,13 +1,6 @@
 import fs from 'node:fs';
 import { digest } from '../../core/hashing';
-import {
-  DraftRefArgs,
-  SubmitTripInput,
-  TripDraftContent,
-  TripTool,
-  formatDays,
-  formatKrw,
-} from '../../core/trip-policy';
+import { DraftRefArgs, SubmitTripInput, TripDraftContent, TripTool, formatDays, formatKrw } from './policy';
 import type { Db } from '../../store/db';
 import { DomainToolError } from '../errors';
 import type { ToolOutput } from '../types';
