@@ -98,7 +98,12 @@ export function approvalRoutes(
       () =>
         gate.decide(
           req.params.id,
-          { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id },
+          {
+            ...rest,
+            decision_id: decision_id ?? randomUUID(),
+            reviewer_id: principalOf(req).id,
+            reviewer_roles: principalOf(req).roles ?? [],
+          },
           scopeOfRequest(req),
         ),
       (r) => (r.applied ? 'applied' : 'replayed'),

@@ -9,6 +9,8 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
+import { OidcVerifier } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
@@ -59,6 +61,25 @@ export interface ApiServerDeps {
   metrics?: ApiMetrics;
   /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
   queueDepthTtlMs?: number;
+  /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
+  oidc?: OidcVerifier;
+}
+
+/** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<FastifyInstance, RouteInfo[]>();
+
+/**
+ * Every route the server registered (HEAD twins of GET routes left out), in order,
+ * including routes of plugins, domains and `extraRoutes`: what the auth-matrix test
+ * walks, so a route added without an entry in the matrix fails it.
+ */
+export function routesOf(app: FastifyInstance): RouteInfo[] {
+  return [...(ROUTES.get(app) ?? [])];
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
@@ -66,9 +87,16 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const app: FastifyInstance = (deps.logger
     ? Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES })
     : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
+  const routes: RouteInfo[] = [];
+  ROUTES.set(app, routes);
+  // Registered before any route, so it sees them all (plugins inherit it).
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   installJsonParser(app);
   installErrorHandlers(app);
-  const requireKey = keyAuth(deps.keys);
+  const requireKey = keyAuth(deps.keys, deps.oidc);
+  oidcRoutes(app, deps.oidc);
   const metrics =
     deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
   metricsRoutes(app, metrics);
@@ -171,6 +199,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       logger,
       queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;

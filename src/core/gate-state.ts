@@ -5,7 +5,7 @@ import { digest } from './hashing';
 import { isTerminal, transition, type LifecycleEvent } from './lifecycle';
 import { isEligible } from './reviewer-policy';
 
-export type { AuditSpec, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
+export type { AuditSpec, GateCarry, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
 
 /** Fresh state for a new gate. */
 export function initialGateState(input: GateInput, now: string): GateState {

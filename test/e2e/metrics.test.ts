@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
 import { GATE_METRICS } from '../../src/core/metrics-catalog';
+import { tripDomain } from '../../src/domain/trip';
 import { openDb } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { dashboardMetricNames } from '../support/dashboard';
@@ -63,6 +64,7 @@ beforeAll(async () => {
       GATE_PORT: String(await freePort()),
       GATE_METRICS_QUEUE_TTL_MS: '0', // every scrape recounts, so the test sees visibility catch up
     }),
+    { domains: [tripDomain] },
   );
 }, 90_000);
 afterAll(async () => {
