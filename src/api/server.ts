@@ -11,7 +11,7 @@ import { KeyStore } from '../store/key-store';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { keyAuth, type RequireKey } from './auth';
-import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
+import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
 
 /** What an extra router gets: the auth hooks and the shared services. */
@@ -49,9 +49,10 @@ export interface ApiServerDeps {
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
+  const limits = { bodyLimit: BODY_LIMIT_BYTES, routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors };
   const app: FastifyInstance = (deps.logger
-    ? Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES })
-    : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
+    ? Fastify({ loggerInstance: deps.logger, ...limits })
+    : Fastify({ logger: false, ...limits })) as unknown as FastifyInstance;
   installJsonParser(app);
   installErrorHandlers(app);
   const requireKey = keyAuth(deps.keys);
