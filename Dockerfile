@@ -4,10 +4,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/* \
  && npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/bundle-workflows.ts ./scripts/
-RUN npx tsc -p tsconfig.json --rootDir . --outDir dist && npx tsx scripts/bundle-workflows.ts && npm prune --omit=dev
+RUN npx tsc -p tsconfig.build.json && npx tsx scripts/bundle-workflows.ts && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

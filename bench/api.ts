@@ -9,6 +9,7 @@ import { openSqlite } from '../src/store/db';
 import { KeyStore } from '../src/store/key-store';
 import { AGENT_ID, REVIEWER_ID } from './gate-requests';
 import { freePort } from './temporal-server';
+import { tripDomain } from '../src/domain/trip';
 
 export interface BenchApi {
   url: string;
@@ -33,6 +34,7 @@ export async function startBenchApi(env: NodeJS.ProcessEnv): Promise<BenchApi> {
   }
   // No request log: a line per request would cost more than some of the routes measured.
   const api: RunningApi = await startApiServer(cfg, {
+    domains: [tripDomain],
     logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
   });
   return { url: api.url, agentKey, reviewerKey, close: () => api.close() };

@@ -16,6 +16,7 @@ import { dataDir, taskQueue, type BenchContext } from './context';
 import { AGENT_ID } from './gate-requests';
 import { now } from './stats';
 import { running, type RunningWorker, type StartTimes } from './workers';
+import { tripDomain } from '../src/domain/trip';
 
 /**
  * A gate worker built like `createGateWorker` (src/worker.ts: production bundle and
@@ -28,7 +29,7 @@ export async function startToolGateWorker(
 ): Promise<RunningWorker & { toolStarts: StartTimes; domains: DomainRegistry }> {
   const queue = taskQueue('tool');
   const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
-  const { activities, domains } = await createActivities({ db });
+  const { activities, domains } = await createActivities({ db, domains: [tripDomain] });
   const toolStarts: StartTimes = new Map();
   const executeTool = activities.executeTool as unknown as GateActivities['executeTool'];
   const wrapped: GateActivities['executeTool'] = async (input) => {

@@ -6,6 +6,7 @@ import { createGateWorker } from '../src/worker';
 import type { BareActivities } from './baseline-workflows';
 import { dataDir, gateEnv, taskQueue, type BenchContext } from './context';
 import { now } from './stats';
+import { tripDomain } from '../src/domain/trip';
 
 export interface RunningWorker {
   taskQueue: string;
@@ -35,7 +36,7 @@ export async function startGateWorker(
 ): Promise<RunningWorker & { env: NodeJS.ProcessEnv }> {
   const queue = taskQueue(part);
   const env = gateEnv(ctx, dataDir(ctx, part), queue);
-  const w = await createGateWorker(loadConfig(env));
+  const w = await createGateWorker({ ...loadConfig(env), domains: [tripDomain] });
   const run = w.run();
   return {
     taskQueue: queue,

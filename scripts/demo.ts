@@ -7,6 +7,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startDevStack } from '../src/dev/dev-stack';
+import { tripDomain } from '../src/domain/trip';
 import { gateDbFile } from '../src/worker';
 import { openDb } from '../src/store/db';
 import { KeyStore } from '../src/store/key-store';
@@ -16,7 +17,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 async function main(): Promise<void> {
   process.env.GATE_LOG_LEVEL ??= 'warn'; // the demo prints its own story; request logs would bury it
   const cfg = loadConfig();
-  const stack = await startDevStack(cfg, (l) => console.log(`  ${l}`));
+  // The example domain, registered as any user registers theirs.
+  const stack = await startDevStack(cfg, (l) => console.log(`  ${l}`), [tripDomain]);
   const api = makeApi(stack.apiUrl);
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
   const keys = new KeyStore(db);

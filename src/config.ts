@@ -21,6 +21,8 @@ export interface GateConfig {
    * rebuilt from its (short) history when a decision arrives.
    */
   workflowCacheSize: number;
+  /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
+  policyFile?: string;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
   };
 }
 

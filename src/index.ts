@@ -30,3 +30,4 @@ export {
   getAuditQuery,
 } from './workflows/definitions';
 export type { DomainAdapter, DomainTool, CallPlan, RecheckResult, RevisionResult, ToolOutput } from './domain/types';
+export { DomainToolError, isDomainToolError } from './domain/errors';

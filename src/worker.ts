@@ -3,6 +3,9 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from './config';
 import { createActivities } from './activities';
+import type { DomainSource } from './domain/types';
+import type { Model, ModelSpec } from './models/spec';
+import { configuredDomains } from './domain/configured';
 import { ensureSearchAttributes } from './dev/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
@@ -29,10 +32,33 @@ function workflowSource(): { workflowBundle: { codePath: string } } | { workflow
   return { workflowsPath: require.resolve('./workflows') };
 }
 
-/** Opens the stores, migrates them and builds a worker on the configured task queue. */
-export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<GateWorker> {
+/**
+ * Options of a standalone gate worker: the domains it serves, and any setting of
+ * GateConfig (each defaults to its environment variable, see `loadConfig`).
+ */
+export interface GateWorkerOptions extends Partial<GateConfig> {
+  /** Your DomainAdapters (or factories over the gate's store); agent runs may use these domains only. */
+  domains: readonly DomainSource[];
+  /** Builds the model of an agent run from its spec; default: scripted, OpenAI or Anthropic (src/models). */
+  createModel?: (spec: ModelSpec) => Model;
+}
+
+/**
+ * Opens the stores, migrates them, builds the domains and a worker that hosts the gate
+ * and agent-run workflows on the task queue (`GATE_TASK_QUEUE` unless given). Throws
+ * when Temporal is unreachable or a domain name is registered twice.
+ */
+export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
+  const { domains, createModel, ...overrides } = opts;
+  const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
-  const { activities } = await createActivities({ db, webhookUrls: cfg.webhookUrls, webhookSecret: cfg.webhookSecret });
+  const { activities } = await createActivities({
+    db,
+    domains,
+    createModel,
+    webhookUrls: cfg.webhookUrls,
+    webhookSecret: cfg.webhookSecret,
+  });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
   const worker = await Worker.create({
     connection,
@@ -61,6 +87,11 @@ export async function createGateWorker(cfg: GateConfig = loadConfig()): Promise<
   };
 }
 
+/** The set fields only: `{ taskQueue: undefined }` keeps the configured queue. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /** `gate worker`: runs until SIGINT or SIGTERM. */
 export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
@@ -70,7 +101,7 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
       `worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`,
     ),
   );
-  const w = await createGateWorker(cfg);
+  const w = await createGateWorker({ ...cfg, domains: configuredDomains() });
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

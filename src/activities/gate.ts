@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../core/failure-types';
+import { isDomainToolError } from '../domain/errors';
 import type { DomainRegistry } from '../domain/registry';
 import type { AuditStore } from '../store/audit-store';
 import type { GateActivities } from './contracts';
@@ -14,9 +16,10 @@ export interface GateActivityDeps {
 
 /**
  * The gate's activities, with their dependencies injected so they unit-test without
- * a server. `executeTool` turns a tool's own error into a non-retryable ToolFailed (an
- * execution failure); errors marked `retryable: true` are left for Temporal to retry,
- * which is safe because every tool is idempotent by key.
+ * a server. `executeTool` turns only a tool's own final refusal (`DomainToolError`) into a
+ * non-retryable ToolFailed (an execution failure). Every other error (the store, the
+ * network, a bug) is left for Temporal to retry, which is safe because every tool is
+ * idempotent by key: the model is never told "the tool failed" when it may not have run.
  */
 export function createGateActivities(deps: GateActivityDeps): GateActivities {
   return {
@@ -38,9 +41,13 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       try {
         return await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
       } catch (err) {
-        if ((err as { retryable?: boolean }).retryable === true) throw err;
-        const message = err instanceof Error ? err.message : String(err);
-        throw ApplicationFailure.create({ type: 'ToolFailed', message, nonRetryable: true });
+        if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried
+        throw ApplicationFailure.create({
+          type: FailureType.ToolFailed,
+          message: err.message,
+          nonRetryable: true,
+          cause: err,
+        });
       } finally {
         clearInterval(beat);
       }

@@ -1,7 +1,7 @@
 import type { Db } from '../store/db';
 import { AuditStore } from '../store/audit-store';
-import { createDomainRegistry, type DomainRegistry } from '../domain/registry';
-import { createTripDomain, migrateTripStore } from '../domain/trip';
+import { resolveDomains, type DomainRegistry } from '../domain/registry';
+import type { DomainSource } from '../domain/types';
 import { createModel as defaultCreateModel } from '../models';
 import type { Model, ModelSpec } from '../models/spec';
 import { createGateActivities } from './gate';
@@ -11,6 +11,8 @@ import { createWebhookActivities } from './webhooks';
 
 export interface ActivityOptions {
   db: Db;
+  /** The domains this worker serves (adapters or factories over `db`); none is built in. */
+  domains: readonly DomainSource[];
   webhookUrls?: string[];
   webhookSecret?: string;
   createModel?: (spec: ModelSpec) => Model;
@@ -24,8 +26,7 @@ export async function createActivities(o: ActivityOptions): Promise<{
 }> {
   const audit = new AuditStore(o.db);
   await audit.migrate();
-  await migrateTripStore(o.db);
-  const domains = createDomainRegistry([createTripDomain(o.db)]);
+  const domains = await resolveDomains(o.domains, { db: o.db });
   const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
   const activities = {
     ...createGateActivities({ audit, domains, deliverWebhooks, webhookReceivers: o.webhookUrls?.length ?? 0 }),

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { RunClient } from '../client/run-client';
-import { GateError } from '../client/gate-error';
-import { listSubmissions } from '../domain/trip';
 import { verifyChain } from '../core/audit';
 import type { GateConfig } from '../config';
 import { principalOf } from './auth';
 import type { RouteContext } from './server';
 
 /**
- * `/v1/runs` (agent runs through the front door) and `/v1/domains/trip/submissions`.
- * Registered through the server's `extraRoutes` hook.
+ * `/v1/runs` (agent runs through the front door), for the domains the server was given
+ * (a run naming another is refused with 422 and the known names). Registered through
+ * the server's `extraRoutes` hook.
  */
 export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
   return (app: FastifyInstance, ctx: RouteContext): void => {
     if (!ctx.temporal) throw new Error('run routes need the Temporal client');
-    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue });
+    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue, domains: ctx.domains.names() });
 
     app.post('/v1/runs', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
       const started = await runs.start(req.body, principalOf(req).id);
@@ -49,10 +48,6 @@ export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
         ...(v.ok ? {} : { problem: { index: v.index, reason: v.reason } }),
         events,
       };
-    });
-    app.get('/v1/domains/trip/submissions', { onRequest: ctx.requireKey() }, async () => {
-      if (!ctx.db) throw new GateError(503, 'no_store', 'the domain store is not available to this API process');
-      return listSubmissions(ctx.db);
     });
   };
 }

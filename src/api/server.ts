@@ -8,8 +8,11 @@ import { GateClient } from '../client/gate-client';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
+import { loadPolicyFile } from '../policy/load-policy';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
+import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
+import type { DomainSource } from '../domain/types';
 import { keyAuth, type RequireKey } from './auth';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
@@ -25,6 +28,8 @@ export interface RouteContext {
   temporal?: Client;
   /** The store the API opened (domain tables live there too). */
   db?: Db;
+  /** The domains this API serves (their names are what `POST /v1/runs` accepts). */
+  domains: DomainRegistry;
 }
 
 /**
@@ -42,6 +47,8 @@ export interface ApiServerDeps {
   audit: AuditStore;
   temporal?: Client;
   db?: Db;
+  /** Domains whose routes are mounted under `/v1/domains/<name>`; none when absent. */
+  domains?: DomainRegistry;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
@@ -67,6 +74,11 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   approvalRoutes(app, deps.gate, requireKey);
 
+  const domains = deps.domains ?? createDomainRegistry([]);
+  for (const name of domains.names()) {
+    const routes = domains.get(name).routes;
+    if (routes) void app.register(async (scope) => routes(scope, { requireKey }), { prefix: `/v1/domains/${name}` });
+  }
   const extra = deps.extraRoutes;
   if (extra) {
     const ctx: RouteContext = {
@@ -76,6 +88,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       audit: deps.audit,
       temporal: deps.temporal,
       db: deps.db,
+      domains,
     };
     void app.register(async (scope) => extra(scope, ctx));
   }
@@ -91,16 +104,25 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** Options of `startApiServer` beyond the configuration. */
+export interface StartApiOptions {
+  /** The domains runs may use, and whose routes the API mounts (built once over the API's store). */
+  domains?: readonly DomainSource[];
+  /** Replaces the run routes (`/v1/runs…`). */
+  extraRoutes?: ExtraRoutes;
+  logger?: FastifyBaseLogger;
+}
+
 /**
  * `gate api` / `gate dev`: connects to Temporal at `temporalAddressOf(cfg)`, opens the
- * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables
- * and listens on cfg.host:cfg.port with the approval routes, the run routes and
- * `opts.extraRoutes`. Throws when Temporal or the port is unavailable.
+ * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables,
+ * builds `opts.domains` and listens on cfg.host:cfg.port with the approval routes, the
+ * domains' routes and the run routes (or `opts.extraRoutes`). Throws when Temporal or
+ * the port is unavailable.
  */
-export async function startApiServer(
-  cfg: GateConfig,
-  opts: { extraRoutes?: ExtraRoutes; logger?: FastifyBaseLogger } = {},
-): Promise<RunningApi> {
+export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}): Promise<RunningApi> {
+  // Before anything opens: a bad rule file stops the start with every problem named.
+  const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   let connection: Connection | undefined;
   try {
@@ -108,9 +130,10 @@ export async function startApiServer(
     const keys = new KeyStore(db);
     await audit.migrate();
     await keys.migrate();
+    const domains = await resolveDomains(opts.domains ?? [], { db });
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
     const temporal = new Client({ connection, namespace: cfg.namespace });
-    const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit });
+    const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit, policy });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
     const app = createApiServer({
@@ -119,6 +142,7 @@ export async function startApiServer(
       audit,
       temporal,
       db,
+      domains,
       logger,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
     });

@@ -9,6 +9,7 @@ import {
 import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
 import { unrepresentableNumbers } from '../core/json-limits';
+import { resolveRequirement, type ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -20,6 +21,14 @@ export interface CreateCaller {
   agentId: string;
   /** The `Idempotency-Key` header; default hash(trigger_event_id + action + target). */
   idempotencyKey?: string;
+}
+
+/** What the server adds to every create. */
+export interface CreateContext {
+  /** The server's rule file (GATE_POLICY_FILE); none: only the request's own roles and approvals apply. */
+  policy?: ReviewerPolicy;
+  /** The clock, for tests. */
+  nowMs?: number;
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -34,8 +43,9 @@ export interface PreparedCreate {
  * refusal leaves no trace. Throws GateError: 422 schema or secrets (with the paths),
  * 413 over 64 KB of canonical JSON, 403 when body.agent_id is not the caller.
  */
-export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.now()): PreparedCreate {
+export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateContext = {}): PreparedCreate {
   refuseUnrepresentable(body);
+  const nowMs = ctx.nowMs ?? Date.now();
   const parsed = CreateApprovalBody.safeParse(body);
   if (!parsed.success) throw invalidInput('approval request', parsed.error);
   const b = parsed.data;
@@ -57,6 +67,13 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     );
   }
   const expiresAt = deadline(b, nowMs);
+  const reviewers = resolveRequirement(ctx.policy, b.action, b);
+  if ('problem' in reviewers)
+    throw new GateError(422, 'invalid_request', reviewers.problem, [
+      { path: '$.reviewer_roles', message: 'not allowed' },
+    ]);
+  // Recorded only when something limits who decides, so payloads (and their hashes) stay as before otherwise.
+  const requirement = ctx.policy || b.reviewer_roles ? reviewers.requirement : undefined;
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
   const requestId = requestIdFor(caller.agentId, idempotencyKey);
   const payload = EvidencePayload.parse({
@@ -74,6 +91,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     ...(b.interaction ? { interaction: b.interaction } : {}),
     idempotency_key: idempotencyKey,
     expires_at: expiresAt,
+    ...(requirement ? { reviewer_policy: requirement } : {}),
   });
   const problem = checkPayload(payload);
   if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
@@ -91,7 +109,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, nowMs = Date.
     input: {
       payload,
       payload_sha256: payloadSha256(payload),
-      approvals_required: b.approvals_required,
+      approvals_required: reviewers.requirement.approvals_required,
       executor: b.executor,
       consume_ttl_seconds: b.consume_ttl_seconds,
       ...(b.escalate_before_seconds ? { escalate_before_seconds: b.escalate_before_seconds } : {}),

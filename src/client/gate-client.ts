@@ -28,6 +28,7 @@ import {
   type ConsumeResult,
 } from '../workflows/definitions';
 import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
+import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
@@ -54,6 +55,8 @@ export interface GateClientOptions {
   queryTimeoutMs?: number;
   /** How long an update waits for a worker before failing with 503 (default 30 s). */
   updateTimeoutMs?: number;
+  /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
+  policy?: ReviewerPolicy;
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
@@ -95,7 +98,7 @@ export class GateClient {
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const { requestId, input } = prepareCreate(body, caller);
+    const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,

@@ -14,8 +14,8 @@ export const CreateRunBody = z
   .object({
     /** What the user asked for. */
     goal: z.string().min(1).max(4000),
-    /** The domain adapter that owns the tools. */
-    domain: z.enum(['trip']),
+    /** The domain adapter that owns the tools: one the server registered (see GET /healthz or the 422's details). */
+    domain: z.string().min(1).max(100),
     /** Scripted turns or a real provider. */
     model: ModelSpec,
     /** TTL of each approval the run opens (default 1 hour). */
@@ -40,7 +40,11 @@ function issues(e: z.ZodError): { path: string; message: string }[] {
 export class RunClient {
   constructor(
     private readonly client: Client,
-    private readonly opts: { taskQueue: string },
+    private readonly opts: {
+      taskQueue: string;
+      /** Domains the workers serve; a run naming another is refused (422). Unchecked when absent. */
+      domains?: readonly string[];
+    },
   ) {}
 
   /** Validates and starts a run for `agentId`. Throws GateError 422 on a bad body. */
@@ -48,6 +52,14 @@ export class RunClient {
     const parsed = CreateRunBody.safeParse(body);
     if (!parsed.success) throw new GateError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
     const b = parsed.data;
+    const known = this.opts.domains;
+    if (known && !known.includes(b.domain))
+      throw new GateError(
+        422,
+        'unknown_domain',
+        `unknown domain "${b.domain}"; known domains: ${known.join(', ') || '(none)'}`,
+        [{ path: 'domain', message: `must be one of: ${known.join(', ') || '(none registered)'}` }],
+      );
     const input: RunInput = {
       run_id: `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
       goal: b.goal,

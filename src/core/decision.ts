@@ -47,6 +47,8 @@ export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
       request_id: z.string().min(1).max(200).optional(),
       decision_id: z.string().min(1).max(128),
       reviewer_id: z.string().min(1).max(200),
+      /** The reviewer's roles as the API authenticated them (key or ID token); checked against the request's rule. */
+      reviewer_roles: z.array(z.string().min(1).max(64)).max(50).optional(),
       decision: DecisionWord,
       payload_sha256: z.string(),
       reason: z.string().max(2000).optional(),

@@ -3,6 +3,7 @@ import { sharedSchema } from './shared-schema';
 import { Interaction } from './interaction';
 import { canonicalJson, digest, utf8Length } from './hashing';
 import { findSecrets } from './secrets';
+import { ReviewerRequirement, RoleName } from './reviewer-policy';
 
 /** Largest evidence payload, as canonical JSON bytes. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -91,6 +92,8 @@ export const EvidencePayload = sharedSchema('evidence.EvidencePayload', () =>
     idempotency_key: z.string().min(1).max(256),
     /** When the request expires, failing closed (ISO 8601 UTC). */
     expires_at: z.iso.datetime(),
+    /** Who may decide: the rule file's rule (and its hash) tightened by the request. Absent: any reviewer. */
+    reviewer_policy: ReviewerRequirement.optional(),
   }),
 );
 export type EvidencePayload = z.infer<typeof EvidencePayload>;
@@ -110,8 +113,10 @@ export const CreateApprovalBody = sharedSchema('evidence.CreateApprovalBody', ()
       .max(30 * 24 * 3600)
       .optional(),
     expires_at: z.iso.datetime().optional(),
-    /** Distinct reviewers needed (N of M). */
+    /** Distinct reviewers needed (N of M); the server's rule for the action may raise it. */
     approvals_required: z.int().min(1).max(10).default(1),
+    /** Roles that may decide (one suffices); may only narrow the roles the server's rule allows. */
+    reviewer_roles: z.array(RoleName).min(1).max(50).optional(),
     /** `external` (default over HTTP): the agent consumes once; `tool`: the gate runs a registered tool. */
     executor: Executor.default('external'),
     /** Seconds an approved external request waits for its consume before it expires. */

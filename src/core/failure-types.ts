@@ -12,6 +12,8 @@ export const FailureType = {
   DuplicateReviewer: 'DuplicateReviewer',
   /** The requester tried to approve its own request (HTTP 403). */
   SelfApproval: 'SelfApproval',
+  /** The reviewer has none of the roles the request's rule allows (HTTP 403). */
+  IneligibleReviewer: 'IneligibleReviewer',
   /** Only the requesting agent may do this (HTTP 403). */
   NotRequester: 'NotRequester',
   /** The message does not match its schema (HTTP 422). */
@@ -32,7 +34,9 @@ export const FailureType = {
   ModelExhausted: 'ModelExhausted',
   /** A model provider failed in a way retrying will not fix. */
   ModelError: 'ModelError',
-  /** A tool raised: an execution failure, never a policy block. */
+  /** A model provider could not answer, after the model activity's retries (HTTP 408, 429, 5xx, network). */
+  ModelUnavailable: 'ModelUnavailable',
+  /** A tool declared a final refusal (`DomainToolError`): an execution failure, never a policy block. */
   ToolFailed: 'ToolFailed',
   /** A run used its max_turns model calls without a final answer. */
   TurnLimit: 'TurnLimit',
@@ -49,6 +53,7 @@ const STATUS: Record<FailureType, number> = {
   DuplicateReviewer: 409,
   SelfApproval: 403,
   NotRequester: 403,
+  IneligibleReviewer: 403,
   InvalidInput: 422,
   InvalidArgs: 422,
   Busy: 409,
@@ -58,6 +63,7 @@ const STATUS: Record<FailureType, number> = {
   BrokenConversation: 500,
   ModelExhausted: 500,
   ModelError: 502,
+  ModelUnavailable: 502,
   ToolFailed: 500,
   TurnLimit: 500,
   WebhookDeliveryFailed: 502,

@@ -3,6 +3,7 @@ import type { Refusal } from './failure-types';
 import type { AuditSpec, GateInput, GateState, Modification } from './gate-types';
 import { digest } from './hashing';
 import { isTerminal, transition, type LifecycleEvent } from './lifecycle';
+import { isEligible } from './reviewer-policy';
 
 export type { AuditSpec, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
 
@@ -81,7 +82,7 @@ export function isInFlight(s: GateState, d: Partial<DecisionMessage>): boolean {
  * here: check `previousDecision` and `isInFlight` first. Pure and synchronous, so update
  * validators use it.
  */
-export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
+export function refuseDecision(s: GateState, raw: unknown, opts: { checkRoles?: boolean } = {}): Refusal | null {
   const parsed = DecisionMessage.safeParse(raw);
   if (!parsed.success) {
     return {
@@ -94,6 +95,9 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   if (d.request_id !== undefined && d.request_id !== s.request_id) {
     return { type: 'InvalidInput', message: `decision names request ${d.request_id}, but this is ${s.request_id}` };
   }
+  // Roles first: a reviewer who may not decide learns what is needed, not the request's state.
+  const ineligible = opts.checkRoles === false ? null : refuseIneligible(s, d);
+  if (ineligible) return ineligible;
   const t = transition(s.status, d.decision as LifecycleEvent);
   if (!t.ok) return t.refusal;
   if (d.payload_sha256 !== s.payload_sha256) {
@@ -127,6 +131,26 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   }
   if (s.busy) return { type: 'Busy', message: 'another decision on this request is being applied; retry shortly' };
   return null;
+}
+
+/** 403 with the roles needed when the request's rule names roles and the reviewer holds none of them. */
+export function refuseIneligible(
+  s: GateState,
+  d: Pick<DecisionMessage, 'reviewer_id' | 'reviewer_roles'>,
+): Refusal | null {
+  const req = s.payload.reviewer_policy;
+  if (isEligible(req, d.reviewer_roles) || !req) return null;
+  const held = d.reviewer_roles ?? [];
+  return {
+    type: 'IneligibleReviewer',
+    message: `${d.reviewer_id} may not decide ${s.payload.action}: it needs one of the roles ${req.roles.join(', ')}${held.length ? ` (it has ${held.join(', ')})` : ' (it has none)'}`,
+    details: {
+      roles_needed: req.roles,
+      reviewer_roles: held,
+      rule: req.rule,
+      policy_sha256: req.policy_sha256,
+    },
+  };
 }
 
 function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionResult {

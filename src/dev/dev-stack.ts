@@ -4,6 +4,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig, type GateConfig } from '../config';
 import { createGateWorker, type GateWorker } from '../worker';
 import { startApiServer } from '../api/server';
+import { configuredDomains } from '../domain/configured';
+import type { DomainSource } from '../domain/types';
 import { ensureSearchAttributes } from './search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
 
@@ -23,6 +25,7 @@ export interface DevStack {
 export async function startDevStack(
   cfg: GateConfig = loadConfig(),
   log: (line: string) => void = (l) => console.log(l),
+  domains: readonly DomainSource[] = configuredDomains(),
 ): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
   quietWorkerLogs();
@@ -45,10 +48,10 @@ export async function startDevStack(
   const withAddress: GateConfig = { ...cfg, temporalAddress: address };
   let worker: GateWorker | undefined;
   try {
-    worker = await createGateWorker(withAddress);
+    worker = await createGateWorker({ ...withAddress, domains });
     const running = worker.run();
     running.catch((err) => log(`worker stopped: ${String(err)}`));
-    const api = await startApiServer(withAddress);
+    const api = await startApiServer(withAddress, { domains });
     const uiUrl = server?.uiUrl;
     return {
       apiUrl: api.url,

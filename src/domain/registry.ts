@@ -1,4 +1,4 @@
-import type { DomainAdapter, DomainTool } from './types';
+import type { DomainAdapter, DomainContext, DomainSource, DomainTool } from './types';
 
 /** The domains a worker or API serves, looked up by name. */
 export interface DomainRegistry {
@@ -58,4 +58,11 @@ export function createDomainRegistry(adapters: DomainAdapter[]): DomainRegistry 
       return typeof name === 'string' && Object.hasOwn(byName, name) ? byName[name] : undefined;
     },
   };
+}
+
+/** Builds each source's adapter (calling factories once, in order) and registers them. Throws on duplicate names. */
+export async function resolveDomains(sources: readonly DomainSource[], ctx: DomainContext): Promise<DomainRegistry> {
+  const adapters: DomainAdapter[] = [];
+  for (const source of sources) adapters.push(typeof source === 'function' ? await source(ctx) : source);
+  return createDomainRegistry(adapters);
 }

@@ -1,5 +1,8 @@
+import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { Snapshot } from '../core/evidence';
+import type { RequireKey } from '../api/auth';
+import type { Db } from '../store/db';
 
 /**
  * The Domain Adapter contract. The Workflow Loop never reads business results; it asks
@@ -80,10 +83,26 @@ export type RevisionResult =
     }
   | { ok: false; issues: { path: string; message: string }[] };
 
+/** What a domain's own HTTP routes get from the API. */
+export interface DomainRouteContext {
+  /** `onRequest` hook: `requireKey('agent')`, `requireKey('reviewer')`, or `requireKey()` for either. */
+  requireKey: RequireKey;
+}
+
+/**
+ * A domain's read routes, registered by the API under `/v1/domains/<name>` (so
+ * `app.get('/submissions', …)` serves `/v1/domains/trip/submissions`). Throw GateError
+ * (or any error with `status` and `code`) for the API's `{ error: {...} }` shape.
+ */
+export type DomainRoutes = (app: FastifyInstance, ctx: DomainRouteContext) => void | Promise<void>;
+
 /** A domain: its tools, its policy, and its store access. All methods are called from activities. */
 export interface DomainAdapter {
+  /** Unique among the registered domains; the `domain` of `POST /v1/runs`. */
   readonly name: string;
   readonly tools: readonly DomainTool[];
+  /** Optional HTTP routes of the domain (see DomainRoutes); the API process registers them. */
+  readonly routes?: DomainRoutes;
   /** Names of the tools the model may call now, given the domain session's state. */
   permittedTools(sessionId: string): Promise<string[]>;
   /** Policy and final input for one call whose args already passed the tool's schema. */
@@ -99,7 +118,21 @@ export interface DomainAdapter {
   ): Promise<RevisionResult>;
   /**
    * Runs the tool. Must be idempotent by `idempotencyKey`: a second call with the same
-   * key returns the first call's output and has no second effect. Throws on failure.
+   * key returns the first call's output and has no second effect. Throws `DomainToolError`
+   * for the tool's own final refusal (reported once to the model as a failed call); any
+   * other error (the store, the network) is retried, so it must not mean "the tool refused".
    */
   execute(sessionId: string, tool: string, input: Record<string, unknown>, idempotencyKey: string): Promise<ToolOutput>;
 }
+
+/** What a domain factory gets: the gate's own store, where a domain may keep its tables (or it uses its own). */
+export interface DomainContext {
+  db: Db;
+}
+
+/**
+ * A domain as a worker or the API is given it: a ready adapter, or a factory over the
+ * gate's store (migrate your tables, then return the adapter). Each process calls a
+ * factory once at start.
+ */
+export type DomainSource = DomainAdapter | ((ctx: DomainContext) => DomainAdapter | Promise<DomainAdapter>);

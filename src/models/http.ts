@@ -1,4 +1,4 @@
-import { ModelError } from './errors';
+import { ModelError, ModelUnavailable } from './errors';
 
 /** How much of a provider's error body goes into an error message. */
 const BODY_EXCERPT_CHARS = 500;
@@ -7,7 +7,7 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * POSTs JSON to a model provider and returns the parsed JSON body. Throws `ModelError`
- * (non-retryable) for a 4xx other than 408 and 429; a plain Error (retryable) for 408,
+ * (non-retryable) for a 4xx other than 408 and 429; `ModelUnavailable` (retryable) for 408,
  * 429, 5xx, network errors, timeouts and a body that is not JSON. Never puts request
  * headers (the API key) into an error.
  */
@@ -26,7 +26,7 @@ export async function postJson(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    throw new Error(`model request to ${url} failed: ${(err as Error).message}`, { cause: err });
+    throw new ModelUnavailable(`model request to ${url} failed: ${(err as Error).message}`, { cause: err });
   }
   const text = await res.text();
   if (!res.ok) {
@@ -34,12 +34,14 @@ export async function postJson(
     if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
       throw new ModelError(message, { status: res.status });
     }
-    throw new Error(message);
+    throw new ModelUnavailable(message, { status: res.status });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new Error(`model provider answered HTTP ${res.status} with a body that is not JSON: ${excerpt(text)}`);
+    throw new ModelUnavailable(
+      `model provider answered HTTP ${res.status} with a body that is not JSON: ${excerpt(text)}`,
+    );
   }
 }
 

@@ -31,7 +31,7 @@ export function createModel(spec: ModelSpec, env: Record<string, string | undefi
   return spec.kind === 'openai' ? createOpenAIModel(config) : createAnthropicModel(config);
 }
 
-export { ModelError, ModelExhausted } from './errors';
+export { ModelError, ModelExhausted, ModelUnavailable } from './errors';
 export { systemPrompt } from './prompt';
 export { renderTemplate } from './scripted';
 export { ModelSpec, ProviderModelSpec, ScriptedModelSpec, ScriptedTurn, toolSpecFromZod } from './spec';

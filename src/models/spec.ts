@@ -84,7 +84,7 @@ export interface ModelInput {
 
 /**
  * The pluggable model: one call, conversation in, next assistant message out. Throws
- * `ModelError` (or `ModelExhausted`) when retrying cannot help, a plain Error when it can.
+ * `ModelError` (or `ModelExhausted`) when retrying cannot help, `ModelUnavailable` (or any other error) when it can.
  */
 export interface Model {
   next(input: ModelInput): Promise<AssistantMessage>;

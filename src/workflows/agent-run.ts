@@ -8,6 +8,7 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  TemporalFailure,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { ToolCall, ToolMessage } from '../core/conversation';
@@ -17,7 +18,7 @@ import { checkInteractionResponse, InteractionResponse } from '../core/interacti
 import type { RunActivities } from '../activities/run-contracts';
 import { AuditTrail } from './audit-trail';
 import { GATE_AGENT, GATE_RUN_STATUS } from './definitions';
-import { refusalFailure } from './failures';
+import { ERROR_CLASSES_PATCH, failureMessageOf, failureTypeOf, namedFailure, refusalFailure } from './failures';
 import { continueReasonNow, continueRun, restoreConversation, RUN_CONTINUE_AS_NEW_PATCH } from './run-continuation';
 import { runToolCall, type CallContext } from './tool-call';
 import {
@@ -238,10 +239,28 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
       await CancellationScope.nonCancellable(() => trail.flush());
       throw err;
     }
-    view.error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    // A bug in workflow code (not a Temporal failure) fails the workflow task, which Temporal retries:
+    // a deploy with the fix replays past it and the run goes on. Nothing is recorded for it.
+    const classify = patched(ERROR_CLASSES_PATCH);
+    if (classify && !(err instanceof TemporalFailure)) throw err;
+    view.error = classify
+      ? failureMessageOf(err)
+      : err instanceof Error
+        ? err.cause instanceof Error
+          ? err.cause.message
+          : err.message
+        : String(err);
+    if (classify) view.error_type = failureTypeOf(err);
     setStatus('failed');
-    trail.append({ event_type: 'run.failed', actor_type: 'system', actor_id: 'approval-gate', note: view.error });
+    trail.append({
+      event_type: 'run.failed',
+      actor_type: 'system',
+      actor_id: 'approval-gate',
+      note: view.error,
+      ...(classify ? { data: { failure_type: view.error_type } } : {}),
+    });
     await trail.flush();
+    if (classify) throw namedFailure(err as TemporalFailure); // the cause's own type, e.g. ModelUnavailable
     throw err instanceof ApplicationFailure
       ? err
       : ApplicationFailure.create({

@@ -57,6 +57,11 @@ const MAX_RECORDED_REFUSALS = 100;
  * capped; histories recorded then keep that behaviour on replay.
  */
 export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
+/**
+ * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
+ * decisions from reviewers without one of them, whichever way the decision arrives.
+ */
+export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -79,6 +84,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }));
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
+  // Decided once at the start; only gates with roles in their evidence carry the marker.
+  const checkRoles = state.payload.reviewer_policy ? patched(REVIEWER_ROLES_PATCH) : false;
   const publish = (): void => {
     upsert([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
@@ -97,7 +104,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     const prev = previousDecision(state, d);
     if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
     if (prev) return { ...prev.result, applied: false };
-    let refusal = refuseDecision(state, d);
+    let refusal = refuseDecision(state, d, { checkRoles });
     if (refusal) throw refusalFailure(refusal);
     let mod: Modification | undefined;
     if (d.decision === 'modify') {
@@ -109,7 +116,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         state.busy = false;
         state.busy_key = undefined;
       }
-      refusal = refuseDecision(state, d); // the TTL may have fired meanwhile
+      refusal = refuseDecision(state, d, { checkRoles }); // the TTL may have fired meanwhile
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
@@ -182,6 +189,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       executor: state.executor,
       expires_at: state.expires_at,
       args_sha256: state.final_args_sha256,
+      ...(state.payload.reviewer_policy ? { reviewer_policy: state.payload.reviewer_policy } : {}),
     },
   });
   publish();
@@ -197,7 +205,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
         if (prev) return;
       }
-      const r = refuseDecision(state, d);
+      const r = refuseDecision(state, d, { checkRoles });
       if (r) throw refusalFailure(r);
     },
   });

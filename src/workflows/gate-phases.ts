@@ -14,6 +14,14 @@ import { applyEvent, mergeArgs, type GateInput, type GateState, type Modificatio
 import { snapshotIdentityMismatches } from '../core/snapshot';
 import type { GateActivities } from '../activities/contracts';
 import type { AuditTrail } from './audit-trail';
+import {
+  ERROR_CLASSES_PATCH,
+  failureMessageOf,
+  failureTypeOf,
+  isToolFailed,
+  namedFailure,
+  TOOL_ACTIVITY_OPTIONS,
+} from './failures';
 
 // The steps of a gate that talk to the outside: validating a modification, waiting for a
 // decision, then the consume (external) or the tool run (tool executor).
@@ -36,12 +44,14 @@ const localDomain = proxyLocalActivities<GateActivities>(DOMAIN_READS);
  */
 export const RECHECK_LOCAL_PATCH = 'recheck-local-v1';
 
-const tools = proxyActivities<GateActivities>({
+/** Executions recorded before ERROR_CLASSES_PATCH: five attempts, then any error was recorded as the tool's failure. */
+const toolsV1 = proxyActivities<GateActivities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
   // The tool is idempotent by key, so a retry after a crash is safe; ToolFailed is final.
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
+const tools = proxyActivities<GateActivities>(TOOL_ACTIVITY_OPTIONS);
 
 /** Waits for the quorum or a denial until expires_at; then fails closed. Sends the escalation notice on the way. */
 export async function awaitDecision(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
@@ -131,8 +141,9 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
     actor_id: SYSTEM,
     data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id },
   });
+  const classify = patched(ERROR_CLASSES_PATCH);
   try {
-    const out = await tools.executeTool({
+    const out = await (classify ? tools : toolsV1).executeTool({
       ...ref,
       tool: snapshot.tool,
       input: state.final_args,
@@ -147,6 +158,18 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
     });
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
+    if (classify && !isToolFailed(err)) {
+      // Not the tool's verdict and past every retry: the gate fails, named by the cause's type, trail written first.
+      trail.append({
+        event_type: 'tool.failed',
+        actor_type: 'system',
+        actor_id: SYSTEM,
+        note: failureMessageOf(err),
+        data: { tool: snapshot.tool, failure_type: failureTypeOf(err) },
+      });
+      await trail.flush();
+      throw namedFailure(err);
+    }
     const message = err.cause?.message ?? err.message;
     state.execution = { outcome: 'failure', content: message, error: message, at: now() };
     trail.append({

@@ -58,6 +58,8 @@ export interface RunView {
   pending_interactions: PendingInteraction[];
   final_answer?: string;
   error?: string;
+  /** The failure type of the cause of a failed run (`ModelError`, `ModelUnavailable`, `ToolFailed`…). */
+  error_type?: string;
   /** Refused signals past the audit cap, counted instead of recorded. */
   refusals_unrecorded?: number;
   /** Workflow executions the run has used so far (1 until it first continues as new). */

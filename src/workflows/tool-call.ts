@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -17,6 +18,7 @@ import type { RunActivities } from '../activities/run-contracts';
 import type { CallPlan } from '../domain/types';
 import type { AuditTrail } from './audit-trail';
 import { approvalGateWorkflow } from './approval-gate';
+import { ERROR_CLASSES_PATCH, failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from './failures';
 import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from './definitions';
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
@@ -25,11 +27,13 @@ const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
 });
-const tools = proxyActivities<RunActivities>({
+/** Executions recorded before ERROR_CLASSES_PATCH: five attempts, then any error was reported as the tool's failure. */
+const toolsV1 = proxyActivities<RunActivities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
+const tools = proxyActivities<RunActivities>(TOOL_ACTIVITY_OPTIONS);
 
 /** What one call's task needs from its run. */
 export interface CallContext {
@@ -44,8 +48,9 @@ export interface CallContext {
 
 /**
  * One tool call as its own task: policy first, then the tool or a child gate. Always
- * returns exactly one result message, whatever happened; never throws for a call's own
- * trouble (only cancellation and bugs propagate).
+ * returns exactly one result message for the call's own trouble (a block, a denial, the
+ * tool's own refusal); only cancellation, bugs and failures that outlived their retries
+ * (named by their type, see ERROR_CLASSES_PATCH) propagate and end the run.
  */
 export async function runToolCall(ctx: CallContext, call: ToolCall): Promise<ToolMessage> {
   const r = await resultOf(ctx, call);
@@ -100,8 +105,9 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
 }
 
 async function execute(ctx: CallContext, call: ToolCall, input: Record<string, unknown>): Promise<ToolResultInput> {
+  const classify = patched(ERROR_CLASSES_PATCH);
   try {
-    const out = await tools.executeTool({
+    const out = await (classify ? tools : toolsV1).executeTool({
       domain: ctx.input.domain,
       session_id: ctx.input.run_id,
       tool: call.name,
@@ -110,6 +116,11 @@ async function execute(ctx: CallContext, call: ToolCall, input: Record<string, u
     });
     return { outcome: 'success', content: out.content, values: out.values };
   } catch (err) {
+    // Only the tool's own final refusal is the call's result; anything else that outlived the retries ends the run, named.
+    if (classify) {
+      if (isToolFailed(err)) return { outcome: 'failure', error: failureMessageOf(err) };
+      throw err;
+    }
     if (err instanceof ActivityFailure) return { outcome: 'failure', error: err.cause?.message ?? err.message };
     throw err;
   }

@@ -8,6 +8,7 @@ import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
+import { tripDomain } from '../../src/domain/trip';
 
 let api: RunningApi;
 let worker: RunningWorker;
@@ -52,7 +53,7 @@ beforeAll(async () => {
   process.env.GATE_LOG_LEVEL = 'silent';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-runs-'));
   db = openSqlite(path.join(dir, 'gate.db'));
-  const { activities } = await createActivities({ db });
+  const { activities } = await createActivities({ db, domains: [tripDomain] });
   worker = await startTestWorker(activities);
   const cfg = {
     ...loadConfig({}),
@@ -61,7 +62,7 @@ beforeAll(async () => {
     temporalAddress: process.env.TEMPORAL_ADDRESS,
     taskQueue: worker.taskQueue,
   };
-  api = await startApiServer(cfg);
+  api = await startApiServer(cfg, { domains: [tripDomain] });
   const store = new KeyStore(db);
   await store.migrate();
   keys.agent = (await store.create('agent', 'trip-agent')).key;
@@ -78,12 +79,20 @@ describe('runs over HTTP', () => {
   it('refuses a run without a key, with a reviewer key, or with a malformed body', async () => {
     expect((await call('POST', '/v1/runs', undefined, scenario('trip-approve'))).status).toBe(401);
     expect((await call('POST', '/v1/runs', keys.reviewer, scenario('trip-approve'))).status).toBe(403);
-    const bad = await call('POST', '/v1/runs', keys.agent, { goal: '', domain: 'mars', model: { kind: 'scripted' } });
+    const bad = await call('POST', '/v1/runs', keys.agent, { goal: '', domain: 42, model: { kind: 'scripted' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details.map((d: { path: string }) => d.path)).toEqual(
       expect.arrayContaining(['goal', 'domain']),
     );
     expect((await call('GET', '/v1/runs/run_nope', keys.agent)).status).toBe(404);
+  });
+
+  it('refuses a run in a domain nobody registered with 422 naming the registered ones', async () => {
+    const r = await call('POST', '/v1/runs', keys.agent, { ...scenario('trip-approve'), domain: 'mars' });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('unknown_domain');
+    expect(r.body.error.message).toBe('unknown domain "mars"; known domains: trip');
+    expect(r.body.error.details).toEqual([{ path: 'domain', message: 'must be one of: trip' }]);
   });
 
   it('runs the trip to a submission through the approval queue and lists the run-owned gate', async () => {

@@ -8,6 +8,7 @@ import { startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
 import { createGateWorker, type GateWorker } from '../../src/worker';
 import { freePort } from '../support/ports';
+import { tripDomain } from '../../src/domain/trip';
 
 // `gate run start <scenario>` / `gate run show` against the real worker (agent loop,
 // trip domain, gates) and API: the scripted trip scenario runs to its approval and on.
@@ -80,9 +81,9 @@ beforeAll(async () => {
     GATE_WEBHOOK_URLS: '',
   };
   const cfg = loadConfig(env);
-  worker = await createGateWorker(cfg);
+  worker = await createGateWorker({ ...cfg, domains: [tripDomain] });
   running = worker.run();
-  api = await startApiServer(cfg);
+  api = await startApiServer(cfg, { domains: [tripDomain] });
   baseEnv = { ...env, GATE_API_URL: api.url, GATE_API_KEY: '', GATE_CLI_FROM_SOURCE: '1' };
   agentKey = await keyOf('agent', 'trip-agent');
   reviewerKey = await keyOf('reviewer', 'ann');

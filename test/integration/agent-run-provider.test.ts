@@ -9,6 +9,7 @@ import { createModel } from '../../src/models';
 import { openSqlite, type Db } from '../../src/store/db';
 import { startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { tripDomain } from '../../src/domain/trip';
 
 /** A stand-in OpenAI-compatible server: answers scripted Chat Completions, records every request. */
 function standIn(replies: object[]) {
@@ -53,6 +54,7 @@ beforeAll(async () => {
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-provider-')), 'gate.db'));
   const { activities } = await createActivities({
     db,
+    domains: [tripDomain],
     createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'sk-test-provider', OPENAI_BASE_URL: url }),
   });
   worker = await startTestWorker(activities);
@@ -105,6 +107,7 @@ describe('agentRun with a provider that misbehaves', () => {
     const badDb = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-provider-bad-')), 'gate.db'));
     const { activities } = await createActivities({
       db: badDb,
+      domains: [tripDomain],
       createModel: (spec) => createModel(spec, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: url }),
     });
     const w = await startTestWorker(activities);

@@ -7,6 +7,7 @@ import { KeyStore } from '../../src/store/key-store';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { skipPostgres, startPostgres } from '../support/postgres';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { tripDomain } from '../../src/domain/trip';
 
 /** The production store: every store of the gate (audit, keys, trip domain) on a real PostgreSQL. */
 (skipPostgres ? describe.skip : describe)('the whole gate on PostgreSQL', () => {
@@ -19,7 +20,7 @@ import { startTestWorker, testClient, type RunningWorker } from '../support/temp
   beforeAll(async () => {
     pg = startPostgres();
     db = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
-    const { activities } = await createActivities({ db });
+    const { activities } = await createActivities({ db, domains: [tripDomain] });
     worker = await startTestWorker(activities);
     ({ client, connection } = await testClient());
   }, 120_000);

@@ -15,6 +15,7 @@ import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { unpackBundle } from '../replay/bundle-commit';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { testClient } from '../support/temporal';
+import { tripDomain } from '../../src/domain/trip';
 
 /**
  * Gates wait for days, so a deploy always meets open ones. This opens gates and an agent
@@ -46,7 +47,7 @@ async function runWorker(code: { codePath: string }): Promise<{ stop(): Promise<
 beforeAll(async () => {
   ({ client, connection } = await testClient());
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'upgrade-')), 'gate.db'));
-  ({ activities } = await createActivities({ db }));
+  ({ activities } = await createActivities({ db, domains: [tripDomain] }));
 });
 afterAll(async () => {
   await connection.close();

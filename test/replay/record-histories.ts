@@ -301,11 +301,12 @@ async function recordRunPaths(nativeConnection: NativeConnection, client: Client
   // Loaded here, not at the top: the replay tests import this file and need none of it.
   const { createActivities } = await import('../../src/activities');
   const { openSqlite } = await import('../../src/store/db');
+  const { tripDomain } = await import('../../src/domain/trip');
   const h = await import('../support/run-harness');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
   try {
-    const { activities: real } = await createActivities({ db });
+    const { activities: real } = await createActivities({ db, domains: [tripDomain] });
     fs.mkdirSync(runHistoriesDir(recording), { recursive: true });
     await withWorker(nativeConnection, real, async (taskQueue) => {
       for (const [name, p] of Object.entries(RUN_PATHS)) await recordRunPath(h, client, taskQueue, name, p);

@@ -7,6 +7,7 @@ import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { freePort } from './ports';
 import { startTestWorker, type RunningWorker } from './temporal';
+import { tripDomain } from '../../src/domain/trip';
 
 /** A data dir, a worker (audit into the store, external gates only) and the real API on a free port. */
 export interface ApiStack {
@@ -43,7 +44,7 @@ export async function startApiStack(prefix: string): Promise<ApiStack> {
     GATE_PORT: String(await freePort()),
     GATE_WEBHOOK_URLS: '',
   };
-  const api = await startApiServer(loadConfig(env));
+  const api = await startApiServer(loadConfig(env), { domains: [tripDomain] });
   return {
     dataDir,
     db,

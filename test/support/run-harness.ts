@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../src/activities';
-import { listSubmissions } from '../../src/domain/trip';
+import { listSubmissions, tripDomain } from '../../src/domain/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import type { ScriptedTurn } from '../../src/models/spec';
 import { decideUpdate, getGateQuery } from '../../src/workflows/definitions';
@@ -15,7 +15,7 @@ import { startTestWorker, type RunningWorker } from './temporal';
 export async function startRunStack(): Promise<{ db: Db; worker: RunningWorker; dir: string; close(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-run-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
-  const { activities } = await createActivities({ db });
+  const { activities } = await createActivities({ db, domains: [tripDomain] });
   const worker = await startTestWorker(activities);
   return {
     db,

@@ -161,13 +161,14 @@ describe('Anthropic model over HTTP', () => {
     expect(err.message).toMatch(/HTTP 400: .*without tool_result blocks/);
   });
 
-  it('throws a plain retryable Error on HTTP 500 (and 529 overloaded)', async () => {
+  it('throws a retryable ModelUnavailable on HTTP 500 (and 529 overloaded)', async () => {
     for (const status of [500, 529]) {
       reply = { status, body: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' };
       const err = (await model()
         .next(input)
         .catch((e: unknown) => e)) as Error;
       expect(err).not.toBeInstanceOf(ModelError);
+      expect(err.name).toBe('ModelUnavailable');
       expect(err.message).toMatch(new RegExp(`HTTP ${status}`));
     }
   });

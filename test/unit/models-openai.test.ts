@@ -5,7 +5,7 @@ import expectedRequest from '../fixtures/models/openai-request-expected.json';
 import response from '../fixtures/models/openai-response-parallel-tool-calls.json';
 import { Conversation } from '../../src/core/conversation';
 import { z } from 'zod';
-import { createModel, ModelError, ModelSpec, toolSpecFromZod, type ToolSpec } from '../../src/models';
+import { createModel, ModelError, ModelSpec, ModelUnavailable, toolSpecFromZod, type ToolSpec } from '../../src/models';
 import { fromOpenAIResponse, toOpenAIRequest } from '../../src/models/openai';
 
 const tools: ToolSpec[] = [
@@ -138,14 +138,15 @@ describe('OpenAI model over HTTP', () => {
     expect(err.message).not.toMatch(/sk-test/);
   });
 
-  it.each([500, 429])('throws a plain retryable Error on HTTP %i', async (status) => {
+  it.each([500, 429])('throws a retryable ModelUnavailable on HTTP %i', async (status) => {
     reply = { status, body: '{"error":{"message":"try again"}}' };
     const err = (await model()
       .next(input)
       .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(ModelError);
-    expect(err.name).toBe('Error');
+    expect(err).toBeInstanceOf(ModelUnavailable);
+    expect(err.name).toBe('ModelUnavailable'); // the failure type a run names when the retries run out
     expect(err.message).toMatch(new RegExp(`HTTP ${status}`));
   });
 

@@ -1,5 +1,6 @@
-import { createDomainRegistry, UnknownDomainError } from '../../src/domain/registry';
-import { createTripDomain, migrateTripStore } from '../../src/domain/trip';
+import { createDomainRegistry, resolveDomains, UnknownDomainError } from '../../src/domain/registry';
+import { createTripDomain, migrateTripStore, tripDomain } from '../../src/domain/trip';
+import type { DomainAdapter } from '../../src/domain/types';
 import { openSqlite, type Db } from '../../src/store/db';
 
 let db: Db;
@@ -16,6 +17,22 @@ describe('domain registry', () => {
     expect(reg.get('trip').name).toBe('trip');
     expect(reg.findTool('trip', 'submit_trip_request')).toMatchObject({ risk: 'change', action: 'trip.submit' });
     expect(reg.findTool('trip', 'search_trip_policy')).toMatchObject({ risk: 'read', action: 'trip.search_policy' });
+  });
+
+  it('builds factories over the given store and registers ready adapters beside them', async () => {
+    const own: DomainAdapter = { ...createTripDomain(db), name: 'refunds', tools: [] };
+    const fresh = openSqlite(':memory:');
+    try {
+      const reg = await resolveDomains([tripDomain, own], { db: fresh });
+      expect(reg.names()).toEqual(['trip', 'refunds']);
+      // The trip factory migrated its tables in the store it was given.
+      expect(await fresh.query('SELECT COUNT(*) AS n FROM trip_drafts')).toEqual([{ n: 0 }]);
+      await expect(resolveDomains([tripDomain, tripDomain], { db: fresh })).rejects.toThrow(
+        'domain "trip" is registered twice',
+      );
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('throws a clear error for an unknown domain', () => {

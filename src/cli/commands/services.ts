@@ -38,7 +38,8 @@ export function serviceCommands(io: CliIo): Command[] {
   const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(
     async (opts: { json?: boolean }) => {
       const { startApiServer } = require('../../api/server') as typeof import('../../api/server');
-      const server = await startApiServer(loadConfig());
+      const { configuredDomains } = require('../../domain/configured') as typeof import('../../domain/configured');
+      const server = await startApiServer(loadConfig(), { domains: configuredDomains() });
       emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
       await untilSignal();
       await server.close();

@@ -1,5 +1,7 @@
 import type { Db } from '../../store/db';
-import type { DomainAdapter } from '../types';
+import type { DomainAdapter, DomainSource } from '../types';
+import { migrateTripStore } from './schema';
+import { listSubmissions } from './store';
 import { executeTripTool } from './execute';
 import { planTripCall, recheckTripCall, tripPermittedTools } from './planning';
 import { reviseTripCall } from './revise';
@@ -14,6 +16,10 @@ export function createTripDomain(db: Db): DomainAdapter {
   return {
     name: 'trip',
     tools: TRIP_TOOLS,
+    // Mounted under /v1/domains/trip by the API.
+    routes: (app, { requireKey }) => {
+      app.get('/submissions', { onRequest: requireKey() }, async () => listSubmissions(db));
+    },
     permittedTools: (sessionId) => tripPermittedTools(db, sessionId),
     plan: (sessionId, tool, args) => planTripCall(db, sessionId, tool, args),
     recheck: (sessionId, tool, input, snapshot) => recheckTripCall(db, sessionId, tool, input, snapshot),
@@ -21,3 +27,12 @@ export function createTripDomain(db: Db): DomainAdapter {
     execute: (sessionId, tool, input, idempotencyKey) => executeTripTool(db, sessionId, tool, input, idempotencyKey),
   };
 }
+
+/**
+ * The trip domain as a worker or the API registers it, the same way a user registers
+ * their own: a factory that migrates its tables in the gate's store, then builds the adapter.
+ */
+export const tripDomain: DomainSource = async ({ db }) => {
+  await migrateTripStore(db);
+  return createTripDomain(db);
+};

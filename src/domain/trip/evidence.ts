@@ -1,6 +1,6 @@
 import type { Snapshot } from '../../core/evidence';
 import { digest } from '../../core/hashing';
-import { TripTool, tripSummary, type SubmitTripInput } from '../../core/trip-policy';
+import { TripTool, tripSummary, type SubmitTripInput } from './policy';
 import type { CallPlan } from '../types';
 import { contentOf, type DraftRow, type ValidationRow } from './store';
 

@@ -1,14 +1,8 @@
 import fs from 'node:fs';
 import { digest } from '../../core/hashing';
-import {
-  DraftRefArgs,
-  SubmitTripInput,
-  TripDraftContent,
-  TripTool,
-  formatDays,
-  formatKrw,
-} from '../../core/trip-policy';
+import { DraftRefArgs, SubmitTripInput, TripDraftContent, TripTool, formatDays, formatKrw } from './policy';
 import type { Db } from '../../store/db';
+import { DomainToolError } from '../errors';
 import type { ToolOutput } from '../types';
 import { runOnce } from './idempotency';
 import { searchTripPolicy } from './policy-document';
@@ -27,9 +21,10 @@ import {
 export const CRASH_AFTER_SUBMIT_ENV = 'GATE_TEST_CRASH_AFTER_SUBMIT';
 
 /**
- * Runs one trip tool. Writes are idempotent by `key` (see `runOnce`). Errors are plain
- * `Error`s with a message for the model: the activity layer reports them as execution
- * failures, which is what they are (the policy already allowed the call).
+ * Runs one trip tool. Writes are idempotent by `key` (see `runOnce`). The tool's own
+ * refusals are `DomainToolError`s with a message for the model, reported once as execution
+ * failures (the policy already allowed the call); a store error is anything else and is
+ * retried by the activity.
  */
 export async function executeTripTool(
   db: Db,
@@ -60,7 +55,7 @@ export async function executeTripTool(
     case TripTool.Submit:
       return submit(db, sessionId, SubmitTripInput.parse(input), key);
     default:
-      throw new Error(`unknown trip tool: ${tool}`);
+      throw new DomainToolError(`unknown trip tool: ${tool}`);
   }
 }
 
@@ -75,7 +70,7 @@ async function draft(tx: Db, sessionId: string, content: TripDraftContent): Prom
 async function validate(tx: Db, sessionId: string, draftId: string | undefined): Promise<ToolOutput> {
   const d = draftId === undefined ? await latestDraft(tx, sessionId) : await getDraft(tx, sessionId, draftId);
   if (!d)
-    throw new Error(
+    throw new DomainToolError(
       draftId === undefined
         ? 'There is no draft to validate; call draft_trip_request first.'
         : `Draft ${draftId} does not exist in this session.`,
@@ -103,17 +98,19 @@ async function validate(tx: Db, sessionId: string, draftId: string | undefined):
  */
 async function submit(db: Db, sessionId: string, input: SubmitTripInput, key: string): Promise<ToolOutput> {
   if (input.session_id !== sessionId)
-    throw new Error(`The submit input belongs to session ${input.session_id}, not ${sessionId}.`);
+    throw new DomainToolError(`The submit input belongs to session ${input.session_id}, not ${sessionId}.`);
   const { output, fresh } = await runOnce(db, key, { sessionId, tool: TripTool.Submit, input }, async (tx) => {
     const d = await getDraft(tx, sessionId, input.draft_id);
-    if (!d) throw new Error(`Draft ${input.draft_id} does not exist in this session.`);
+    if (!d) throw new DomainToolError(`Draft ${input.draft_id} does not exist in this session.`);
     if (d.version !== input.draft_version || d.content_sha256 !== digest(contentOf(input)))
-      throw new Error(`Draft ${input.draft_id} does not hold the values being submitted; nothing was submitted.`);
+      throw new DomainToolError(
+        `Draft ${input.draft_id} does not hold the values being submitted; nothing was submitted.`,
+      );
     const v = await latestValidation(tx, d.draft_id);
-    if (!v?.ok) throw new Error(`Draft ${d.draft_id} has no passing validation; nothing was submitted.`);
+    if (!v?.ok) throw new DomainToolError(`Draft ${d.draft_id} has no passing validation; nothing was submitted.`);
     const prior = await submissionForDraft(tx, d.draft_id);
     if (prior)
-      throw new Error(
+      throw new DomainToolError(
         `Draft ${d.draft_id} was already submitted as ${prior.submission_id} (request ${prior.request_id}).`,
       );
     const s = await insertSubmission(tx, sessionId, { draft_id: d.draft_id, ...contentOf(d), request_id: key });

@@ -1,5 +1,6 @@
 import { digest } from '../../core/hashing';
 import type { Db } from '../../store/db';
+import { DomainToolError } from '../errors';
 import type { ToolOutput } from '../types';
 
 /** What one keyed execution did: its output, and whether this call performed the effect. */
@@ -58,7 +59,7 @@ async function storedOutput(
   );
   if (!row || !row.output) throw new Error(`idempotency key ${key} is claimed but has no stored output; retry later`);
   if (row.session_id !== sessionId || row.tool !== tool || row.input_sha256 !== inputSha)
-    throw new Error(
+    throw new DomainToolError(
       `idempotency key ${key} was already used for ${row.tool} in session ${row.session_id} with other input; refusing to run it again`,
     );
   return JSON.parse(row.output) as ToolOutput;

@@ -1,5 +1,5 @@
 /** The example "business trips" domain (DESIGN section 7). */
-export { createTripDomain } from './adapter';
+export { createTripDomain, tripDomain } from './adapter';
 export { migrateTripStore } from './schema';
 export { listSubmissions, type TripSubmission } from './store';
 export { TRIP_TOOLS } from './tools';

@@ -1,6 +1,6 @@
 import type { Snapshot } from '../../core/evidence';
 import { digest } from '../../core/hashing';
-import { SubmitTripInput, TripTool, permittedTripTools, tripBlockReason, tripTier } from '../../core/trip-policy';
+import { SubmitTripInput, TripTool, permittedTripTools, tripBlockReason, tripTier } from './policy';
 import type { Db } from '../../store/db';
 import type { CallPlan, RecheckResult } from '../types';
 import { submitEvidence, submitInputOf } from './evidence';

@@ -1,4 +1,4 @@
-import { TRIP_LIMITS, formatKrw } from '../../core/trip-policy';
+import { TRIP_LIMITS, formatKrw } from './policy';
 
 const L = TRIP_LIMITS;
 

@@ -9,7 +9,7 @@ import {
   tripTier,
   validateTripDraft,
   type TripIssue,
-} from '../../core/trip-policy';
+} from './policy';
 import type { Db } from '../../store/db';
 import type { RevisionResult } from '../types';
 import { submitInputOf, submitSnapshot } from './evidence';

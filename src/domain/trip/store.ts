@@ -6,7 +6,7 @@ import {
   type TripDraftContent,
   type TripIssue,
   type TripSessionState,
-} from '../../core/trip-policy';
+} from './policy';
 import type { Db } from '../../store/db';
 
 /** A stored draft version. Numbers are normalised: pg returns BIGINT as a string. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DraftRefArgs, TripDraftContent, TripTool } from '../../core/trip-policy';
+import { DraftRefArgs, TripDraftContent, TripTool } from './policy';
 import type { DomainTool } from '../types';
 
 /** The four tools of the trip domain. Descriptions are what the model reads. */

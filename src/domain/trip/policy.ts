@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sharedSchema } from './shared-schema';
+import { sharedSchema } from '../../core/shared-schema';
 
 /**
  * Pure rules of the example "business trips" domain (DESIGN section 7): schemas,

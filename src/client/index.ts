@@ -1,0 +1,4 @@
+// `approval-gate/client`: talk to gates and agent runs from any Node service, through Temporal.
+export { GateClient, type GateClientOptions, type CreateResult, type AuditView } from './gate-client';
+export { RunClient, CreateRunBody } from './run-client';
+export { GateError, type FieldProblem } from './gate-error';
