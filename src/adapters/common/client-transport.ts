@@ -1,0 +1,35 @@
+import type { GateClient } from '../../client/gate-client';
+import { GateRequestError } from './errors';
+import { ConsumedGate, GateStatusView, OpenedGate, type GateTransport } from './transport';
+
+/** The methods of `GateClient` an adapter uses (a type, so importing an adapter loads no Temporal client). */
+export type GateClientLike = Pick<GateClient, 'create' | 'get' | 'consume'>;
+
+/**
+ * An in-process `GateClient` (Temporal directly, no HTTP API): for services that already
+ * run the gate client, such as a worker host. `agentId` is who the gates are opened as;
+ * no key checks it, so use this only inside a trusted process.
+ */
+export function clientGate(client: GateClientLike, options: { agentId: string }): GateTransport {
+  const agentId = options.agentId;
+  return {
+    agentId,
+    create: (body, idempotencyKey) =>
+      translate(async () => OpenedGate.parse((await client.create(body, { agentId, idempotencyKey })).request)),
+    get: (id) => translate(async () => GateStatusView.parse(await client.get(id))),
+    consume: (id) => translate(async () => ConsumedGate.parse(await client.consume(id, agentId))),
+  };
+}
+
+/** GateError (the client's deliberate refusals) becomes the adapters' GateRequestError. */
+async function translate<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = err as { name?: unknown; status?: unknown; code?: unknown; message?: unknown; details?: unknown };
+    if (e?.name === 'GateError' && typeof e.status === 'number') {
+      throw new GateRequestError(e.status, String(e.code), String(e.message), e.details);
+    }
+    throw err;
+  }
+}
