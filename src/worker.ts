@@ -7,6 +7,7 @@ import type { DomainSource } from './domain/types';
 import type { Model, ModelSpec } from './models/spec';
 import { configuredDomains } from './domain/configured';
 import { ensureSearchAttributes } from './dev/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
 
@@ -98,7 +99,7 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
     console.error(
-      `worker: could not register search attributes (${String(err)}); register GateStatus, GateAction, GateAgent, GateTarget, GateRunId as Keyword`,
+      `worker: could not register search attributes (${String(err)}); register ${Object.values(SEARCH_ATTRIBUTE_NAMES).join(', ')} as Keyword`,
     ),
   );
   const w = await createGateWorker({ ...cfg, domains: configuredDomains() });

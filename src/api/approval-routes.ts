@@ -5,7 +5,7 @@ import { DecisionBody } from '../core/decision';
 import { ApprovalStatus } from '../core/lifecycle';
 import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
-import { principalOf, type RequireKey } from './auth';
+import { principalOf, scopeOfRequest, type RequireKey } from './auth';
 
 type WithId = { Params: { id: string } };
 
@@ -41,8 +41,9 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 
 /**
  * The approval routes of DESIGN section 6. Agents create, consume and cancel; reviewers
- * decide; either kind reads. Every refusal is thrown as GateError and answered by the
- * server's error handler.
+ * decide; either kind reads. Every route works inside the caller's scope: its tenant,
+ * and for an agent its own requests; anything else is a 404 like a missing id. Every
+ * refusal is thrown as GateError and answered by the server's error handler.
  */
 export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKey: RequireKey): void {
   const agent = requireKey('agent');
@@ -50,7 +51,12 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
   const anyKey = requireKey();
 
   app.post('/v1/approvals', { onRequest: agent }, async (req, reply) => {
-    const caller = { agentId: principalOf(req).id, idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']) };
+    const p = principalOf(req);
+    const caller = {
+      agentId: p.id,
+      tenant: p.tenant,
+      idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
+    };
     const { created, request } = await gate.create(req.body, caller);
     void reply.code(created ? 201 : 200).header('location', `/v1/approvals/${request.request_id}`);
     return request;
@@ -64,31 +70,34 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
       target: q.data.target,
       agentId: q.data.agent_id,
       limit: q.data.limit,
+      scope: scopeOfRequest(req),
     });
     return { approvals };
   });
 
-  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) => gate.get(req.params.id));
+  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) =>
+    gate.get(req.params.id, scopeOfRequest(req)),
+  );
 
   app.post<WithId>('/v1/approvals/:id/decision', { onRequest: reviewer }, async (req) => {
     const body = DecisionBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('decision', body.error);
     const { decision_id, ...rest } = body.data;
-    return gate.decide(req.params.id, {
-      ...rest,
-      decision_id: decision_id ?? randomUUID(),
-      reviewer_id: principalOf(req).id,
-    });
+    return gate.decide(
+      req.params.id,
+      { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id },
+      scopeOfRequest(req),
+    );
   });
 
   app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) =>
-    gate.consume(req.params.id, principalOf(req).id),
+    gate.consume(req.params.id, principalOf(req).id, scopeOfRequest(req)),
   );
 
   app.post<WithId>('/v1/approvals/:id/cancel', { onRequest: agent }, async (req) => {
     const body = CancelBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('cancel', body.error);
-    const state = await gate.cancel(req.params.id, principalOf(req).id, body.data.reason);
+    const state = await gate.cancel(req.params.id, principalOf(req).id, body.data.reason, scopeOfRequest(req));
     return {
       request_id: state.request_id,
       status: state.status,
@@ -97,5 +106,7 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
     };
   });
 
-  app.get<WithId>('/v1/approvals/:id/audit', { onRequest: anyKey }, async (req) => gate.audit(req.params.id));
+  app.get<WithId>('/v1/approvals/:id/audit', { onRequest: anyKey }, async (req) =>
+    gate.audit(req.params.id, scopeOfRequest(req)),
+  );
 }

@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
-import type { KeyKind, KeyStore, Principal } from '../store/key-store';
+import { scopeOf, type KeyKind, type Principal, type Scope } from '../core/tenant';
+import type { KeyStore } from '../store/key-store';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,8 +37,16 @@ export function keyAuth(keys: KeyStore): RequireKey {
     };
 }
 
-/** The authenticated caller; throws 401 if a route forgot its hook. */
+/**
+ * The authenticated caller `{ tenant, kind, id }`: the one place routes get identity
+ * from. Throws 401 if a route forgot its hook.
+ */
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new GateError(401, 'unauthenticated', 'this route needs an API key');
   return req.principal;
+}
+
+/** What the caller may see: its tenant, and for an agent key only its own requests and runs. */
+export function scopeOfRequest(req: FastifyRequest): Scope {
+  return scopeOf(principalOf(req));
 }

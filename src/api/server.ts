@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
 import { GateClient } from '../client/gate-client';
@@ -13,7 +13,9 @@ import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
 import type { DomainSource } from '../domain/types';
-import { keyAuth, type RequireKey } from './auth';
+import { keyAuth, scopeOfRequest, type RequireKey } from './auth';
+import { visibleRunIds } from '../client/run-client';
+import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
 
@@ -75,9 +77,18 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   approvalRoutes(app, deps.gate, requireKey);
 
   const domains = deps.domains ?? createDomainRegistry([]);
+  const temporal = deps.temporal;
+  const visibleSessions = async (req: FastifyRequest): Promise<string[]> => {
+    if (!temporal)
+      throw new GateError(503, 'no_temporal', 'this API process has no Temporal client to scope domain reads');
+    return visibleRunIds(temporal, scopeOfRequest(req));
+  };
   for (const name of domains.names()) {
     const routes = domains.get(name).routes;
-    if (routes) void app.register(async (scope) => routes(scope, { requireKey }), { prefix: `/v1/domains/${name}` });
+    if (routes)
+      void app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
+        prefix: `/v1/domains/${name}`,
+      });
   }
   const extra = deps.extraRoutes;
   if (extra) {

@@ -9,6 +9,7 @@ import {
 import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
 import { unrepresentableNumbers } from '../core/json-limits';
+import { DEFAULT_TENANT } from '../core/tenant';
 import { resolveRequirement, type ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 
@@ -21,6 +22,8 @@ export interface CreateCaller {
   agentId: string;
   /** The `Idempotency-Key` header; default hash(trigger_event_id + action + target). */
   idempotencyKey?: string;
+  /** The caller's tenant; the default tenant when absent. */
+  tenant?: string;
 }
 
 /** What the server adds to every create. */
@@ -75,7 +78,12 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
   // Recorded only when something limits who decides, so payloads (and their hashes) stay as before otherwise.
   const requirement = ctx.policy || b.reviewer_roles ? reviewers.requirement : undefined;
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
-  const requestId = requestIdFor(caller.agentId, idempotencyKey);
+  // Outside the default tenant the tenant is part of the id, so tenants never share one.
+  const tenant = caller.tenant ?? DEFAULT_TENANT;
+  const requestId = requestIdFor(
+    tenant === DEFAULT_TENANT ? caller.agentId : `${tenant}/${caller.agentId}`,
+    idempotencyKey,
+  );
   const payload = EvidencePayload.parse({
     request_id: requestId,
     correlation_id: b.correlation_id,

@@ -27,11 +27,13 @@ import {
   recordRefusalSignal,
   type ConsumeResult,
 } from '../workflows/definitions';
+import { visibleTo, type Scope } from '../core/tenant';
 import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
 import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
+  gateOwnership,
   memoOf,
   statusOf,
   summaryOf,
@@ -71,6 +73,12 @@ export interface CreateResult {
  * The one place that talks to gate workflows; the API, the CLI and the MCP server use it.
  * Every method throws GateError for what the caller can act on (404, 409, 403, 422, 413,
  * 503) and lets anything else (an outage, a bug) through unchanged.
+ *
+ * Every method that names a gate takes an optional `scope` (the API always passes the
+ * caller's): a gate outside it answers 404 exactly like a missing one, before its state
+ * is looked at, so nothing about another tenant's or another agent's request leaks.
+ * Without a scope the caller is trusted with the whole namespace (in-process services,
+ * which could signal the workflows directly anyway).
  */
 export class GateClient {
   private readonly client: Client;
@@ -102,7 +110,7 @@ export class GateClient {
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,
-        startOptions(requestId, input, this.options.taskQueue, randomUUID()),
+        startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
       );
       return {
         created: true,
@@ -118,6 +126,8 @@ export class GateClient {
     }
     const desc = await this.describe(requestId);
     const m = memoOf(desc);
+    if (caller.tenant !== undefined && !visibleTo({ tenant: caller.tenant }, gateOwnership(desc)))
+      throw new GateError(409, 'idempotency_conflict', `request id ${requestId} is taken; use another Idempotency-Key`);
     if (m.create_sha256 === input.create_sha256) {
       return {
         created: false,
@@ -138,14 +148,15 @@ export class GateClient {
   }
 
   /** The gate's live state; after ~5 s without a worker, what visibility knows (`stale: true`). Throws 404. */
-  async get(id: string): Promise<GateView> {
+  async get(id: string, scope?: Scope): Promise<GateView> {
     checkId(id);
+    const seen = await this.authorize(id, scope);
     try {
       return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
     } catch (err) {
       if (!isUnanswered(err)) throw await this.explain(err, id);
     }
-    const desc = await this.describe(id);
+    const desc = seen ?? (await this.describe(id));
     if (desc.status.name === 'COMPLETED') {
       // A finished gate returned its final state: authoritative, no worker needed.
       const final = await this.deadline(this.queryMs, () => this.handle(id).result()).catch(() => undefined);
@@ -154,7 +165,7 @@ export class GateClient {
     return { ...summaryOf(desc), stale: true, workflow_status: desc.status.name };
   }
 
-  /** Gates by status / target / agent from Temporal visibility (eventually consistent), newest first. */
+  /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */
   async list(filter: ListFilter = {}): Promise<GateSummary[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
     // No gate's target or agent holds a control character, and visibility errors on a NUL: nothing can match.
@@ -171,8 +182,9 @@ export class GateClient {
   }
 
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
-  async decide(id: string, message: DecisionMessage): Promise<DecisionResult> {
+  async decide(id: string, message: DecisionMessage, scope?: Scope): Promise<DecisionResult> {
     const msg = parseDecision({ ...message, request_id: id });
+    await this.authorize(id, scope);
     const handle = this.handle(id);
     return this.call(id, async () => {
       try {
@@ -199,25 +211,29 @@ export class GateClient {
   }
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
-  async signalDecision(id: string, message: DecisionMessage): Promise<void> {
+  async signalDecision(id: string, message: DecisionMessage, scope?: Scope): Promise<void> {
     const msg = parseDecision({ ...message, request_id: id });
+    await this.authorize(id, scope);
     await this.call(id, () => this.handle(id).signal(decideSignal, msg));
   }
 
-  /** Takes the approved args, exactly once (external executor). Throws 409 when not approved or already consumed, 403 for another agent. */
-  async consume(id: string, consumerId: string): Promise<ConsumeResult> {
+  /** Takes the approved args, exactly once (external executor). Throws 409 when not approved or already consumed, 403 for another agent (404 when scoped). */
+  async consume(id: string, consumerId: string, scope?: Scope): Promise<ConsumeResult> {
+    await this.authorize(id, scope);
     return this.call(id, () => this.handle(id).executeUpdate(consumeUpdate, { args: [{ consumer_id: consumerId }] }));
   }
 
-  /** Withdraws a pending request as its agent. Throws 409 once decided, 403 for another agent. */
-  async cancel(id: string, agentId: string, reason?: string): Promise<GateState> {
+  /** Withdraws a pending request as its agent. Throws 409 once decided, 403 for another agent (404 when scoped). */
+  async cancel(id: string, agentId: string, reason?: string, scope?: Scope): Promise<GateState> {
+    await this.authorize(id, scope);
     const msg = { actor_id: agentId, actor_type: 'agent' as const, ...(reason ? { reason } : {}) };
     return this.call(id, () => this.handle(id).executeUpdate(cancelUpdate, { args: [msg] }));
   }
 
   /** The hash-chained trail (from the gate, else from the store) and whether it verifies. Throws 404. */
-  async audit(id: string): Promise<AuditView> {
+  async audit(id: string, scope?: Scope): Promise<AuditView> {
     checkId(id);
+    await this.authorize(id, scope);
     let events: AuditEvent[];
     let source: AuditView['source'] = 'workflow';
     try {
@@ -283,6 +299,23 @@ export class GateClient {
 
   private explain(err: unknown, id: string): Promise<unknown> {
     return explain(err, id, () => this.existence(id));
+  }
+
+  /**
+   * With a scope: describes the gate and throws the same 404 as for a missing id unless
+   * the scope may see it; returns the description for reuse. Without one: nothing.
+   */
+  private async authorize(id: string, scope: Scope | undefined): Promise<WorkflowExecutionDescription | undefined> {
+    if (!scope) return undefined;
+    checkId(id);
+    let desc: WorkflowExecutionDescription;
+    try {
+      desc = await this.deadline(this.queryMs, () => this.describe(id));
+    } catch (err) {
+      throw await this.explain(err, id);
+    }
+    if (!visibleTo(scope, gateOwnership(desc))) throw notFound(id);
+    return desc;
   }
 
   /** Describes a gate; 404 when there is none (or the workflow is not a gate). */

@@ -2,7 +2,8 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { GateState } from '../core/gate-state';
 import type { ApprovalStatus } from '../core/lifecycle';
 import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
-import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET } from '../workflows/definitions';
+import { checkTenant, DEFAULT_TENANT, visibleTo, type Ownership, type Scope } from '../core/tenant';
+import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflows/definitions';
 
 /** The registered workflow type of every gate. */
 export const GATE_WORKFLOW_TYPE = 'approvalGateWorkflow';
@@ -23,6 +24,8 @@ export interface GateSummary extends RequestRef {
   action: string;
   target: string;
   agent_id: string;
+  /** The tenant the gate belongs to. */
+  tenant: string;
   summary: string;
   approvals_required: number | null;
   created_at: string;
@@ -52,6 +55,7 @@ export function summaryOf(info: Omit<WorkflowExecutionInfo, 'raw'>): GateSummary
     action: m.action ?? info.typedSearchAttributes.get(GATE_ACTION) ?? '',
     target: m.target ?? info.typedSearchAttributes.get(GATE_TARGET) ?? '',
     agent_id: m.agent_id ?? info.typedSearchAttributes.get(GATE_AGENT) ?? '',
+    tenant: tenantOf(info),
     summary: m.summary ?? '',
     payload_sha256: m.payload_sha256 ?? '',
     expires_at: m.expires_at ?? '',
@@ -61,8 +65,34 @@ export function summaryOf(info: Omit<WorkflowExecutionInfo, 'raw'>): GateSummary
   };
 }
 
+/** The tenant a described or listed workflow belongs to: its search attribute, else the default tenant. */
+export function tenantOf(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>): string {
+  return info.typedSearchAttributes.get(GATE_TENANT) || DEFAULT_TENANT;
+}
+
+/** Who owns a described gate: its tenant and the agent that requested it. */
+export function gateOwnership(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes' | 'memo'>): Ownership {
+  return { tenant: tenantOf(info), agentId: memoOf(info).agent_id ?? info.typedSearchAttributes.get(GATE_AGENT) };
+}
+
+/**
+ * The visibility clauses that keep a listing inside a scope: the tenant (the default
+ * tenant also owns workflows without the attribute) and, for an agent, its own id.
+ * The tenant is checked against its shape and every value quoted, and the caller
+ * ANDs the clauses with everything else, so no filter value can widen them.
+ */
+export function scopeClauses(scope: Scope): string[] {
+  const t = SEARCH_ATTRIBUTE_NAMES.tenant;
+  const tenant = quote(checkTenant(scope.tenant));
+  const parts = [scope.tenant === DEFAULT_TENANT ? `(${t} = ${tenant} OR ${t} IS NULL)` : `${t} = ${tenant}`];
+  if (scope.agentId !== undefined) parts.push(`${SEARCH_ATTRIBUTE_NAMES.agent} = ${quote(scope.agentId)}`);
+  return parts;
+}
+
 /** Filters of `list`. */
 export interface ListFilter {
+  /** Only what this scope may see; every API listing sets it. Absent: every tenant (trusted in-process callers). */
+  scope?: Scope;
   status?: ApprovalStatus;
   target?: string;
   agentId?: string;
@@ -86,8 +116,11 @@ const UNQUERYABLE = /["\\]/;
  * `keep` does the exact comparison.
  */
 export function visibilityFilter(f: ListFilter): { query: string; keep: (s: GateSummary) => boolean } {
-  const parts = [`WorkflowType = ${quote(GATE_WORKFLOW_TYPE)}`];
+  const parts = [`WorkflowType = ${quote(GATE_WORKFLOW_TYPE)}`, ...(f.scope ? scopeClauses(f.scope) : [])];
   const exact: ((s: GateSummary) => boolean)[] = [];
+  const scope = f.scope;
+  // Checked again on every result: the query is the filter, this is the guarantee.
+  if (scope) exact.push((s) => visibleTo(scope, { tenant: s.tenant, agentId: s.agent_id }));
   const add = (name: string, value: string | undefined, field: 'status' | 'target' | 'agent_id'): void => {
     if (value === undefined) return;
     const cut = value.search(UNQUERYABLE);

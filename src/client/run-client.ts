@@ -6,7 +6,9 @@ import { httpStatusFor } from '../core/failure-types';
 import { GateError, snakeCase } from './gate-error';
 import { InteractionResponse } from '../core/interaction';
 import { ModelSpec } from '../models/spec';
-import { GATE_AGENT, GATE_RUN_STATUS } from '../workflows/definitions';
+import { DEFAULT_TENANT, visibleTo, type Scope } from '../core/tenant';
+import { GATE_AGENT, GATE_RUN_STATUS, GATE_TENANT } from '../workflows/definitions';
+import { quote, scopeClauses, tenantOf } from './gate-views';
 import { getRunQuery, respondInteractionUpdate, type RunInput, type RunView } from '../workflows/run-definitions';
 
 /** Body of `POST /v1/runs`. */
@@ -36,7 +38,14 @@ function issues(e: z.ZodError): { path: string; message: string }[] {
   return e.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
 }
 
-/** Starts, reads, answers and cancels agent runs (workflow id = run id). */
+/** The registered workflow type of every agent run. */
+export const RUN_WORKFLOW_TYPE = 'agentRunWorkflow';
+
+/**
+ * Starts, reads, answers and cancels agent runs (workflow id = run id). Like GateClient,
+ * every method naming a run takes an optional `scope`: a run outside it is a 404 exactly
+ * like a missing one.
+ */
 export class RunClient {
   constructor(
     private readonly client: Client,
@@ -47,8 +56,12 @@ export class RunClient {
     },
   ) {}
 
-  /** Validates and starts a run for `agentId`. Throws GateError 422 on a bad body. */
-  async start(body: unknown, agentId: string): Promise<{ run_id: string; status: string }> {
+  /** Validates and starts a run for `agentId` in `tenant`. Throws GateError 422 on a bad body. */
+  async start(
+    body: unknown,
+    agentId: string,
+    tenant: string = DEFAULT_TENANT,
+  ): Promise<{ run_id: string; status: string }> {
     const parsed = CreateRunBody.safeParse(body);
     if (!parsed.success) throw new GateError(422, 'invalid_run', 'the run request is invalid', issues(parsed.error));
     const b = parsed.data;
@@ -66,26 +79,28 @@ export class RunClient {
       domain: b.domain,
       model: b.model,
       agent_id: agentId,
+      tenant,
       approval_ttl_seconds: b.approval_ttl_seconds,
       max_turns: b.max_turns,
     };
-    await this.client.workflow.start('agentRunWorkflow', {
+    await this.client.workflow.start(RUN_WORKFLOW_TYPE, {
       workflowId: input.run_id,
       taskQueue: this.opts.taskQueue,
       args: [input],
       typedSearchAttributes: [
         { key: GATE_RUN_STATUS, value: 'running' },
         { key: GATE_AGENT, value: agentId },
+        { key: GATE_TENANT, value: tenant },
       ],
-      memo: { goal: b.goal, domain: b.domain, agent_id: agentId },
+      memo: { goal: b.goal, domain: b.domain, agent_id: agentId, tenant },
       staticSummary: `agent run (${b.domain}): ${b.goal.slice(0, 100)}`,
     });
     return { run_id: input.run_id, status: 'running' };
   }
 
   /** The run's view. Throws 404 when there is no such run (also for a gate's id). */
-  async get(runId: string): Promise<RunView> {
-    await this.runInfo(runId);
+  async get(runId: string, scope?: Scope): Promise<RunView> {
+    await this.runInfo(runId, scope);
     try {
       return await this.client.workflow.getHandle(runId).query(getRunQuery);
     } catch (err) {
@@ -93,20 +108,40 @@ export class RunClient {
     }
   }
 
-  /** The run's memo, after checking the id names an agent run. Throws 404 otherwise. */
-  private async runInfo(runId: string): Promise<{ agent_id?: string }> {
+  /**
+   * Checks that the id names an agent run the scope may see (404 otherwise, the same
+   * answer as for no run at all) and returns its memo. Exposed so that routes reading a
+   * run's rows elsewhere (its audit trail) check the run first.
+   */
+  async runInfo(runId: string, scope?: Scope): Promise<{ agent_id?: string }> {
+    if (typeof runId !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(runId))
+      throw runNotFound(String(runId).slice(0, 200));
     try {
       const d = await this.client.workflow.getHandle(runId).describe();
-      if (d.type !== 'agentRunWorkflow') throw new GateError(404, 'not_found', `no run ${runId}`);
-      return (d.memo ?? {}) as { agent_id?: string };
+      if (d.type !== RUN_WORKFLOW_TYPE) throw runNotFound(runId);
+      const memo = (d.memo ?? {}) as { agent_id?: string };
+      const agentId = memo.agent_id ?? d.typedSearchAttributes.get(GATE_AGENT);
+      if (scope && !visibleTo(scope, { tenant: tenantOf(d), agentId })) throw runNotFound(runId);
+      return memo;
     } catch (err) {
       throw this.mapError(err, runId);
     }
   }
 
+  /** Ids of the runs the scope may see, newest first (see `visibleRunIds`). */
+  runIds(scope: Scope, limit?: number): Promise<string[]> {
+    return visibleRunIds(this.client, scope, limit);
+  }
+
   /** Answers an interaction; 422 when the response does not fit, 409/404 when nothing waits for it. */
-  async respond(runId: string, interactionId: string, body: unknown, responderId: string): Promise<RunView> {
-    await this.runInfo(runId);
+  async respond(
+    runId: string,
+    interactionId: string,
+    body: unknown,
+    responderId: string,
+    scope?: Scope,
+  ): Promise<RunView> {
+    await this.runInfo(runId, scope);
     const parsed = InteractionResponse.safeParse(body);
     if (!parsed.success)
       throw new GateError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
@@ -119,9 +154,9 @@ export class RunClient {
     }
   }
 
-  /** Cancels the run as the agent that started it; its pending gates end `cancelled`. Throws 403 for another agent, 404. */
-  async cancel(runId: string, agentId: string): Promise<void> {
-    const memo = await this.runInfo(runId);
+  /** Cancels the run as the agent that started it; its pending gates end `cancelled`. Throws 403 for another agent (404 when scoped), 404. */
+  async cancel(runId: string, agentId: string, scope?: Scope): Promise<void> {
+    const memo = await this.runInfo(runId, scope);
     if (memo.agent_id !== agentId)
       throw new GateError(
         403,
@@ -137,7 +172,7 @@ export class RunClient {
 
   private mapError(err: unknown, runId: string): Error {
     if (err instanceof GateError) return err;
-    if (err instanceof WorkflowNotFoundError) return new GateError(404, 'not_found', `no run ${runId}`);
+    if (err instanceof WorkflowNotFoundError) return runNotFound(runId);
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       const type = err.cause.type ?? 'Error';
       const details = err.cause.details?.[0];
@@ -152,4 +187,24 @@ export class RunClient {
       return new GateError(409, 'run_closed', `run ${runId} is no longer running: ${err.message}`);
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+/** 404 for a run id that names no run the caller may see. */
+function runNotFound(runId: string): GateError {
+  return new GateError(404, 'not_found', `no run ${runId}`);
+}
+
+/**
+ * Ids of the runs a scope may see, newest first, from visibility (eventually consistent):
+ * the sessions whose domain rows the caller may read (a run's id is its domain session).
+ */
+export async function visibleRunIds(client: Client, scope: Scope, limit = 10_000): Promise<string[]> {
+  const query = [`WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, ...scopeClauses(scope)].join(' AND ');
+  const ids: string[] = [];
+  for await (const info of client.workflow.list({ query, pageSize: 1000 })) {
+    const agentId = ((info.memo ?? {}) as { agent_id?: string }).agent_id ?? info.typedSearchAttributes.get(GATE_AGENT);
+    if (visibleTo(scope, { tenant: tenantOf(info), agentId })) ids.push(info.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
 }

@@ -277,8 +277,25 @@ export function applyEvent(
   return null;
 }
 
+/**
+ * How a refusal is ordered. `requesterFirst` (the default) checks who asks before what
+ * state the gate is in, so a caller who is not the requester learns nothing about the
+ * request's state; gates recorded before that checked the state first and keep doing so
+ * on replay.
+ */
+export interface RefusalOrder {
+  requesterFirst?: boolean;
+}
+
+/** NotRequester without naming the requester or the state: what any other caller is told. */
+function notRequester(verb: string): Refusal {
+  return { type: 'NotRequester', message: `only the requesting agent may ${verb} this request` };
+}
+
 /** Why an executor may not consume now, or null. Only the requesting agent consumes. */
-export function refuseConsume(s: GateState, consumerId: string): Refusal | null {
+export function refuseConsume(s: GateState, consumerId: string, order: RefusalOrder = {}): Refusal | null {
+  const requesterFirst = order.requesterFirst ?? true;
+  if (requesterFirst && consumerId !== s.payload.agent_id) return notRequester('consume');
   if (s.status !== 'approved') {
     const t = transition(s.status, 'consume');
     if (!t.ok) return t.refusal;
@@ -297,10 +314,18 @@ export function refuseConsume(s: GateState, consumerId: string): Refusal | null 
 }
 
 /** Why an actor may not cancel, or null. The requester or the owning run may cancel a pending request. */
-export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
+export function refuseCancel(
+  s: GateState,
+  actorId: string,
+  actorType: 'agent' | 'system',
+  order: RefusalOrder = {},
+): Refusal | null {
+  const requesterFirst = order.requesterFirst ?? true;
+  const stranger = actorType !== 'system' && actorId !== s.payload.agent_id;
+  if (requesterFirst && stranger) return notRequester('cancel');
   const t = transition(s.status, 'cancel');
   if (!t.ok) return t.refusal;
-  if (actorType !== 'system' && actorId !== s.payload.agent_id)
+  if (stranger)
     return {
       type: 'NotRequester',
       message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request`,

@@ -10,4 +10,9 @@ export const SEARCH_ATTRIBUTE_NAMES = {
   runId: 'GateRunId',
   /** A run's own status (running, waiting_approval, completed…), apart from gate statuses. */
   runStatus: 'GateRunStatus',
+  /**
+   * The tenant of a gate or run, set when it starts. Every listing filters on it; a
+   * workflow without it (started before tenants, or by another service) is the default tenant's.
+   */
+  tenant: 'GateTenant',
 } as const;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Snapshot } from '../core/evidence';
 import type { RequireKey } from '../api/auth';
@@ -87,6 +87,11 @@ export type RevisionResult =
 export interface DomainRouteContext {
   /** `onRequest` hook: `requireKey('agent')`, `requireKey('reviewer')`, or `requireKey()` for either. */
   requireKey: RequireKey;
+  /**
+   * The sessions (run ids) the authenticated caller may see: its tenant's, and for an
+   * agent key only its own runs. A domain route answers only with rows of these sessions.
+   */
+  visibleSessions(req: FastifyRequest): Promise<string[]>;
 }
 
 /**

@@ -17,6 +17,35 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/** Column names of a table (empty when there is no such table). */
+export async function columnsOf(db: Db, table: string): Promise<Set<string>> {
+  const rows =
+    db.dialect === 'sqlite'
+      ? await db.query<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [table])
+      : await db.query<{ name: string }>(
+          `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`,
+          [table],
+        );
+  return new Set(rows.map((r) => String(r.name)));
+}
+
+/**
+ * `ALTER TABLE ... ADD COLUMN` unless the column exists: the migration step of a table
+ * that grows (SQLite has no `ADD COLUMN IF NOT EXISTS`). `table`, `column` and `ddl`
+ * are the caller's constants, never input. Two processes migrating at once may race
+ * on PostgreSQL; the loser's duplicate-column error is taken as done.
+ */
+export async function addColumnIfMissing(db: Db, table: string, column: string, ddl: string): Promise<boolean> {
+  if ((await columnsOf(db, table)).has(column)) return false;
+  try {
+    await db.run(`ALTER TABLE ${table} ADD COLUMN ${column} ${ddl}`);
+    return true;
+  } catch (err) {
+    if ((await columnsOf(db, table)).has(column)) return false;
+    throw err;
+  }
+}
+
 /** Opens PostgreSQL when `databaseUrl` is set, otherwise SQLite at `sqliteFile`. */
 export function openDb(opts: { databaseUrl?: string; sqliteFile: string }): Db {
   return opts.databaseUrl

@@ -1,15 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from './db';
+import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../core/tenant';
+import { addColumnIfMissing, type Db } from './db';
 
-/** Agent keys request and consume; reviewer keys decide. The two never stand in for each other. */
-export const KeyKind = { Agent: 'agent', Reviewer: 'reviewer' } as const;
-export type KeyKind = (typeof KeyKind)[keyof typeof KeyKind];
-
-/** Who a key belongs to. */
-export interface Principal {
-  id: string;
-  kind: KeyKind;
-}
+export { KeyKind, type Principal } from '../core/tenant';
 
 /** A key as `create` hands it out: the only time the plain key exists outside its holder. */
 export interface CreatedKey extends Principal {
@@ -58,14 +51,19 @@ export class KeyStore {
     await this.db.run(`CREATE TABLE IF NOT EXISTS api_keys (
       kind TEXT NOT NULL CHECK (kind IN ('agent', 'reviewer')), id TEXT NOT NULL, key_sha256 TEXT NOT NULL UNIQUE,
       created_at TEXT NOT NULL, PRIMARY KEY (kind, id))`);
+    // Tenants came later: keys made before them belong to the default tenant.
+    await addColumnIfMissing(this.db, 'api_keys', 'tenant', `TEXT NOT NULL DEFAULT '${DEFAULT_TENANT}'`);
   }
 
   /**
    * Makes a key `gk_<kind>_<43 base64url chars of 32 random bytes>` and stores its hash.
    * Returns the key once; it cannot be shown again. Throws KeyExistsError for a taken
-   * (kind, id), and Error for an unknown kind or an id that is not 1-200 of [A-Za-z0-9._@:-].
+   * (kind, id), and Error for an unknown kind, an id that is not 1-200 of [A-Za-z0-9._@:-]
+   * or a malformed tenant. Ids are unique across tenants, so an id in an audit trail
+   * names one key holder whatever the tenant.
    */
-  async create(kind: KeyKind, id: string): Promise<CreatedKey> {
+  async create(kind: KeyKind, id: string, opts: { tenant?: string } = {}): Promise<CreatedKey> {
+    const tenant = checkTenant(opts.tenant ?? DEFAULT_TENANT);
     if (kind !== 'agent' && kind !== 'reviewer')
       throw new Error(`key kind must be agent or reviewer, not "${String(kind)}"`);
     if (!ID_SHAPE.test(id))
@@ -74,11 +72,11 @@ export class KeyStore {
       );
     const key = `gk_${kind}_${randomBytes(32).toString('base64url')}`;
     const r = await this.db.run(
-      `INSERT INTO api_keys (kind, id, key_sha256, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING`,
-      [kind, id, keyHash(key), new Date().toISOString()],
+      `INSERT INTO api_keys (kind, id, tenant, key_sha256, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING`,
+      [kind, id, tenant, keyHash(key), new Date().toISOString()],
     );
     if (r.changes === 0) throw new KeyExistsError(kind, id);
-    return { id, kind, key };
+    return { tenant, id, kind, key };
   }
 
   /**
@@ -88,18 +86,27 @@ export class KeyStore {
    */
   async authenticate(key: string): Promise<Principal | null> {
     if (typeof key !== 'string' || !KEY_SHAPE.test(key)) return null;
-    const rows = await this.db.query<{ id: string; kind: KeyKind }>(
-      `SELECT id, kind FROM api_keys WHERE key_sha256 = ?`,
+    const rows = await this.db.query<{ id: string; kind: KeyKind; tenant: string }>(
+      `SELECT id, kind, tenant FROM api_keys WHERE key_sha256 = ?`,
       [keyHash(key)],
     );
     const row = rows[0];
-    return row ? { id: String(row.id), kind: row.kind } : null;
+    return row ? { tenant: String(row.tenant), id: String(row.id), kind: row.kind } : null;
   }
 
-  /** Every key's owner and creation time, never the key or its hash. */
-  async list(): Promise<KeyInfo[]> {
-    const rows = await this.db.query<KeyInfo>(`SELECT kind, id, created_at FROM api_keys ORDER BY kind, id`);
-    return rows.map((r) => ({ kind: r.kind, id: String(r.id), created_at: String(r.created_at) }));
+  /** Every key's owner, tenant and creation time (of one tenant when given), never the key or its hash. */
+  async list(opts: { tenant?: string } = {}): Promise<KeyInfo[]> {
+    const where = opts.tenant === undefined ? '' : ' WHERE tenant = ?';
+    const rows = await this.db.query<KeyInfo>(
+      `SELECT tenant, kind, id, created_at FROM api_keys${where} ORDER BY tenant, kind, id`,
+      opts.tenant === undefined ? [] : [opts.tenant],
+    );
+    return rows.map((r) => ({
+      tenant: String(r.tenant),
+      kind: r.kind,
+      id: String(r.id),
+      created_at: String(r.created_at),
+    }));
   }
 
   /** Deletes a key; returns false when there was none. */

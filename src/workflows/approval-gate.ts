@@ -57,6 +57,8 @@ const MAX_RECORDED_REFUSALS = 100;
  * capped; histories recorded then keep that behaviour on replay.
  */
 export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
+/** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
+export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
 /**
  * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
  * decisions from reviewers without one of them, whichever way the decision arrives.
@@ -84,6 +86,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }));
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
+  // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
+  const order = { requesterFirst: patched(REQUESTER_FIRST_PATCH) };
   // Decided once at the start; only gates with roles in their evidence carry the marker.
   const checkRoles = state.payload.reviewer_policy ? patched(REVIEWER_ROLES_PATCH) : false;
   const publish = (): void => {
@@ -161,7 +165,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   };
 
   const cancel = (m: CancelMessage): GateState => {
-    const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+    const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
     if (r) throw refusalFailure(r);
     applyEvent(state, 'cancel', now(), m.reason ?? 'cancelled by the requester');
     trail.append({ event_type: 'approval.cancelled', actor_type: m.actor_type, actor_id: m.actor_id, note: m.reason });
@@ -235,7 +239,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(
     consumeUpdate,
     (m: ConsumeMessage): ConsumeResult => {
-      const r = refuseConsume(state, m?.consumer_id);
+      const r = refuseConsume(state, m?.consumer_id, order);
       if (r) throw refusalFailure(r);
       applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
       state.consumed_at = state.updated_at;
@@ -257,14 +261,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     },
     {
       validator: (m: ConsumeMessage): void => {
-        const r = refuseConsume(state, m?.consumer_id);
+        const r = refuseConsume(state, m?.consumer_id, order);
         if (r) throw refusalFailure(r);
       },
     },
   );
   setHandler(cancelUpdate, cancel, {
     validator: (m: CancelMessage): void => {
-      const r = refuseCancel(state, m?.actor_id, m?.actor_type);
+      const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
       if (r) throw refusalFailure(r);
     },
   });

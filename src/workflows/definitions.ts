@@ -47,3 +47,4 @@ export const GATE_AGENT = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.agent,
 export const GATE_TARGET = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.target, SearchAttributeType.KEYWORD);
 export const GATE_RUN_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runId, SearchAttributeType.KEYWORD);
 export const GATE_RUN_STATUS = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runStatus, SearchAttributeType.KEYWORD);
+export const GATE_TENANT = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.tenant, SearchAttributeType.KEYWORD);

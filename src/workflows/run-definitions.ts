@@ -13,6 +13,8 @@ export interface RunInput {
   model: ModelSpec;
   /** The agent (key id) the run acts for; gates name it as requester. */
   agent_id: string;
+  /** The tenant of the agent's key; the run's gates belong to it. Absent in runs started before tenants (default tenant). */
+  tenant?: string;
   /** TTL of each approval the run opens. */
   approval_ttl_seconds: number;
   /** Model calls before the run gives up, across all its executions. */

@@ -19,9 +19,12 @@ import type { CallPlan } from '../domain/types';
 import type { AuditTrail } from './audit-trail';
 import { approvalGateWorkflow } from './approval-gate';
 import { ERROR_CLASSES_PATCH, failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from './failures';
-import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from './definitions';
+import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET, GATE_TENANT } from './definitions';
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
+
+/** Patch id of the tenant on a run's child gates (histories before it start gates without one). */
+export const GATE_TENANT_PATCH = 'gate-tenant-v1';
 
 const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
@@ -168,6 +171,8 @@ async function gate(
       { key: GATE_AGENT, value: payload.agent_id },
       { key: GATE_TARGET, value: payload.target },
       { key: GATE_RUN_ID, value: input.run_id },
+      // The run's gates are its tenant's. Runs started before tenants carry none: their gates stay the default tenant's.
+      ...(input.tenant !== undefined && patched(GATE_TENANT_PATCH) ? [{ key: GATE_TENANT, value: input.tenant }] : []),
     ],
     memo: { ...gateMemo(gateInput, requestId) },
     ...gateUiText(gateInput),

@@ -82,10 +82,12 @@ describe('an approval request over HTTP', () => {
     expect(consumed.body.args).toEqual({ ...(body.args as object), amount: 5000 });
   });
 
-  it('is cancelled by its own agent, and cannot be cancelled by another agent or once decided', async () => {
+  it('is cancelled by its own agent, is not found by another agent, and cannot be cancelled once decided', async () => {
     const { id, sha } = await open();
+    // Another agent's request is not there for it: the same 404 as an id that does not exist.
     const foreign = await h.http('POST', `/v1/approvals/${id}/cancel`, { key: h.keys.otherAgent, body: {} });
-    expect(foreign.status).toBe(403);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ error: { code: 'not_found', message: `no approval request ${id}` } });
     const cancelled = await h.http('POST', `/v1/approvals/${id}/cancel`, {
       key: h.keys.agent,
       body: { reason: 'plan changed' },

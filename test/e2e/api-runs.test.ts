@@ -180,7 +180,8 @@ describe('runs over HTTP', () => {
     const requestId = await pendingGate(runId);
     const gate = (await call('GET', `/v1/approvals/${requestId}`, keys.reviewer)).body;
     expect((await call('GET', `/v1/runs/${requestId}`, keys.agent)).status).toBe(404); // a gate id is not a run
-    expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.otherAgent, {})).status).toBe(403);
+    // Another agent's run is not there for it (404, as for no run at all).
+    expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.otherAgent, {})).status).toBe(404);
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.agent, {})).status).toBe(202);
     await until(async () => ((await runView(runId)).status === 'cancelled' ? true : undefined));
     const late = await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, {

@@ -86,13 +86,22 @@ afterAll(async () => {
 });
 
 describe('gate CLI against a running stack', () => {
-  it('prints exactly { id, kind, key } for keys create --json', async () => {
+  it('prints exactly { id, kind, tenant, key } for keys create --json', async () => {
     const r = await gate(['keys', 'create', '--kind', 'reviewer', '--id', 'bob', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
-    expect(Object.keys(out).sort()).toEqual(['id', 'key', 'kind']);
-    expect(out).toMatchObject({ id: 'bob', kind: 'reviewer' });
+    expect(Object.keys(out).sort()).toEqual(['id', 'key', 'kind', 'tenant']);
+    expect(out).toMatchObject({ id: 'bob', kind: 'reviewer', tenant: 'default' });
     expect(out.key).toMatch(/^gk_reviewer_/);
+  });
+
+  it('creates a key in a tenant with --tenant and refuses a malformed tenant as a usage error', async () => {
+    const r = await gate(['keys', 'create', '--kind', 'agent', '--id', 'acme-bot', '--tenant', 'acme', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'acme-bot', kind: 'agent', tenant: 'acme' });
+    const bad = await gate(['keys', 'create', '--kind', 'agent', '--id', 'x-bot', '--tenant', "Acme' OR 1=1"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/tenant/);
   });
 
   it('warns in text mode that the key is shown only once', async () => {

@@ -400,10 +400,10 @@ describe('refuseCancel', () => {
     expect(refuseCancel(gate(), id, type)).toBeNull();
   });
 
-  it('refuses another agent as NotRequester', () => {
+  it('refuses another agent as NotRequester without naming the requester', () => {
     const r = refuseCancel(gate(), 'other_agent', 'agent');
     expect(r?.type).toBe('NotRequester');
-    expect(r?.message).toContain(AGENT);
+    expect(r?.message).not.toContain(AGENT);
   });
 
   it.each(APPROVAL_STATUSES.filter((st) => st !== 'requested'))('refuses a cancel once the request is %s', (status) => {
@@ -420,6 +420,46 @@ describe('refuseCancel', () => {
       expect(refuseCancel(gate(), 'mallory', actorType as unknown as 'agent')?.type).toBe('NotRequester');
     },
   );
+});
+
+// The "state leak": another agent's consume or cancel must not learn the request's state.
+describe('refusal order: the requester before the state', () => {
+  it.each(APPROVAL_STATUSES)(
+    'refuses another agent consuming a %s request as NotRequester, naming no state',
+    (status) => {
+      const r = refuseConsume(gate({}, status), 'other_agent');
+      expect(r).toEqual({ type: 'NotRequester', message: 'only the requesting agent may consume this request' });
+    },
+  );
+
+  it.each(APPROVAL_STATUSES)(
+    'refuses another agent cancelling a %s request as NotRequester, naming no state',
+    (status) => {
+      const r = refuseCancel(gate({}, status), 'other_agent', 'agent');
+      expect(r).toEqual({ type: 'NotRequester', message: 'only the requesting agent may cancel this request' });
+    },
+  );
+
+  it('keeps the state-first order for gates recorded before it (replay)', () => {
+    expect(refuseConsume(gate({}, 'requested'), 'other_agent', { requesterFirst: false })?.type).toBe(
+      'IllegalTransition',
+    );
+    expect(refuseCancel(gate({}, 'approved'), 'other_agent', 'agent', { requesterFirst: false })?.type).toBe(
+      'IllegalTransition',
+    );
+  });
+
+  it('refuses in the same cases either way: only the reason differs', () => {
+    for (const status of APPROVAL_STATUSES)
+      for (const who of [AGENT, 'other_agent'])
+        for (const requesterFirst of [true, false]) {
+          const s = gate({}, status);
+          expect(refuseConsume(s, who, { requesterFirst }) === null).toBe(refuseConsume(s, who) === null);
+          expect(refuseCancel(s, who, 'agent', { requesterFirst }) === null).toBe(
+            refuseCancel(s, who, 'agent') === null,
+          );
+        }
+  });
 });
 
 describe('applyEvent', () => {

@@ -10,6 +10,7 @@ interface CreateOptions {
   json?: boolean;
   kind: 'agent' | 'reviewer';
   id: string;
+  tenant: string;
 }
 
 /**
@@ -25,16 +26,26 @@ export function keysCommand(io: CliIo): Command {
         .makeOptionMandatory(),
     )
     .requiredOption('--id <name>', 'key id: the agent or reviewer name shown in the audit trail')
+    .option('--tenant <tenant>', 'the tenant the key belongs to: it sees and changes only that tenant', 'default')
     .action(async (opts: CreateOptions) => {
-      const created = await createKey(opts.kind, opts.id);
-      const out = { id: created.id, kind: created.kind, key: created.key };
-      emit(io, opts.json, out, () => `created ${out.kind} key "${out.id}":\n\n  ${out.key}\n`);
+      const created = await createKey(opts.kind, opts.id, opts.tenant);
+      const out = { id: created.id, kind: created.kind, tenant: created.tenant, key: created.key };
+      emit(
+        io,
+        opts.json,
+        out,
+        () => `created ${out.kind} key "${out.id}" in tenant "${out.tenant}":\n\n  ${out.key}\n`,
+      );
       if (!opts.json) io.err('warning: this key is shown only once and only its hash is stored; keep it now.');
     });
   return cmd;
 }
 
-async function createKey(kind: 'agent' | 'reviewer', id: string): Promise<{ id: string; kind: string; key: string }> {
+async function createKey(
+  kind: 'agent' | 'reviewer',
+  id: string,
+  tenant: string,
+): Promise<{ id: string; kind: string; tenant: string; key: string }> {
   // Loaded lazily: other commands must not open SQLite.
   const { openDb } = require('../../store/db') as typeof import('../../store/db');
   const { KeyExistsError, KeyStore } = require('../../store/key-store') as typeof import('../../store/key-store');
@@ -43,11 +54,11 @@ async function createKey(kind: 'agent' | 'reviewer', id: string): Promise<{ id: 
   try {
     const store = new KeyStore(db);
     await store.migrate();
-    return await store.create(kind, id);
+    return await store.create(kind, id, { tenant });
   } catch (err) {
     if (err instanceof KeyExistsError) throw new GateCliError(`${err.message}; pick another --id`);
-    // The store validates kind and id before touching the database: those are usage errors.
-    if (err instanceof Error && /^key (kind|id) /.test(err.message)) throw new UsageError(err.message);
+    // The store validates kind, id and tenant before touching the database: those are usage errors.
+    if (err instanceof Error && /^(key (kind|id)|tenant) /.test(err.message)) throw new UsageError(err.message);
     throw err;
   } finally {
     await db.close();

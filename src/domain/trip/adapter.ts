@@ -17,8 +17,11 @@ export function createTripDomain(db: Db): DomainAdapter {
     name: 'trip',
     tools: TRIP_TOOLS,
     // Mounted under /v1/domains/trip by the API.
-    routes: (app, { requireKey }) => {
-      app.get('/submissions', { onRequest: requireKey() }, async () => listSubmissions(db));
+    routes: (app, { requireKey, visibleSessions }) => {
+      // A submission belongs to its run (session): the caller sees those of the runs it may see.
+      app.get('/submissions', { onRequest: requireKey() }, async (req) =>
+        listSubmissions(db, { sessionIds: await visibleSessions(req) }),
+      );
     },
     permittedTools: (sessionId) => tripPermittedTools(db, sessionId),
     plan: (sessionId, tool, args) => planTripCall(db, sessionId, tool, args),

@@ -220,8 +220,33 @@ function toSubmission(r: Record<string, unknown>): TripSubmission {
   };
 }
 
-/** Every submission, oldest first (optionally of one session). Backs `GET /v1/domains/trip/submissions`. */
-export async function listSubmissions(db: Db, opts: { sessionId?: string } = {}): Promise<TripSubmission[]> {
+/**
+ * Every submission, oldest first (optionally of one session, or of some sessions only).
+ * Backs `GET /v1/domains/trip/submissions`, which passes the runs the caller may see.
+ */
+export async function listSubmissions(
+  db: Db,
+  opts: { sessionId?: string; sessionIds?: readonly string[] } = {},
+): Promise<TripSubmission[]> {
+  if (opts.sessionIds !== undefined) {
+    const rows: Record<string, unknown>[] = [];
+    // In chunks: SQLite and PostgreSQL both cap the parameters of one statement.
+    for (let i = 0; i < opts.sessionIds.length; i += 500) {
+      const chunk = opts.sessionIds.slice(i, i + 500);
+      rows.push(
+        ...(await db.query(
+          `SELECT ${SUBMISSION_COLUMNS}, created_at FROM trip_submissions WHERE session_id IN (${chunk.map(() => '?').join(', ')})`,
+          [...chunk],
+        )),
+      );
+    }
+    rows.sort((a, b) =>
+      String(a.created_at) === String(b.created_at)
+        ? String(a.submission_id).localeCompare(String(b.submission_id))
+        : String(a.created_at).localeCompare(String(b.created_at)),
+    );
+    return rows.map(toSubmission);
+  }
   const where = opts.sessionId === undefined ? '' : ' WHERE session_id = ?';
   const rows = await db.query(
     `SELECT ${SUBMISSION_COLUMNS} FROM trip_submissions${where} ORDER BY created_at, submission_id`,
