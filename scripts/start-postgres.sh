@@ -5,6 +5,8 @@
 #   DIR   where the cluster lives (created if missing; default: a new temp dir)
 #   PORT  TCP port on 127.0.0.1 (default: a free one)
 # Stdout also carries GATE_PG_DIR=<dir> before the URL; stop with scripts/stop-postgres.sh <dir>.
+# Env: GATE_PG_DB names the database (default gate_test); GATE_PG_DURABLE=1 keeps fsync and
+# synchronous commits on (the production stack, whose chaos test stops PostgreSQL mid-write).
 # Binaries: $PG_BIN, else the newest /usr/lib/postgresql/<version>/bin, else initdb on PATH.
 # As root, the cluster runs as the `postgres` user (initdb refuses to run as root).
 # Exit codes: 0 ok, 2 bad usage, 3 no PostgreSQL binaries, 1 anything else.
@@ -61,14 +63,17 @@ if [[ ! -f "$DATA/PG_VERSION" ]]; then
 fi
 
 log "starting on 127.0.0.1:$PORT"
-# fsync off: throwaway data, faster tests. Unix socket in DIR, so nothing touches /var/run.
-as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/postgres.log" -w -t 60 \
-  -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >&2 ||
+# Unless GATE_PG_DURABLE=1, fsync off: throwaway data, faster tests. Unix socket in DIR, so nothing touches /var/run.
+OPTS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1"
+[[ "${GATE_PG_DURABLE:-}" == 1 ]] || OPTS="$OPTS -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/postgres.log" -w -t 60 -o "$OPTS" start >&2 ||
   { log "postgres did not start:"; tail -n 30 "$DIR/postgres.log" >&2; exit 1; }
 
-exists=$("$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'gate_test'")
-[[ "$exists" == 1 ]] || "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres gate_test
+DB=${GATE_PG_DB:-gate_test}
+[[ "$DB" =~ ^[a-z_][a-z0-9_]*$ ]] || { log "bad GATE_PG_DB: $DB"; exit 2; }
+exists=$("$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'")
+[[ "$exists" == 1 ]] || "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres "$DB"
 
 echo "$PORT" >"$DIR/port"
 echo "GATE_PG_DIR=$DIR"
-echo "postgresql://postgres@127.0.0.1:$PORT/gate_test"
+echo "postgresql://postgres@127.0.0.1:$PORT/$DB"

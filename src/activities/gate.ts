@@ -4,6 +4,7 @@ import { FailureType } from '../core/failure-types';
 import { isDomainToolError } from '../domain/errors';
 import type { DomainRegistry } from '../domain/registry';
 import type { AuditStore } from '../store/audit-store';
+import { atBoundary } from './boundaries';
 import type { GateActivities } from './contracts';
 
 export interface GateActivityDeps {
@@ -29,8 +30,12 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
-    recheckSnapshot: ({ domain, session_id, tool, input, snapshot }) =>
-      deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
+    async recheckSnapshot({ domain, session_id, tool, input, snapshot }) {
+      await atBoundary('decided', session_id);
+      const result = await deps.domains.get(domain).recheck(session_id, tool, input, snapshot);
+      await atBoundary('rechecked', session_id);
+      return result;
+    },
     reviseToolCall: ({ domain, session_id, tool, input, patch }) =>
       deps.domains.get(domain).revise(session_id, tool, input, patch),
     async executeTool({ domain, session_id, tool, input, idempotency_key }) {
@@ -39,7 +44,10 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
-        return await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
+        await atBoundary('tool_started', session_id);
+        const output = await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
+        await atBoundary('effect_written', session_id);
+        return output;
       } catch (err) {
         if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried
         throw ApplicationFailure.create({

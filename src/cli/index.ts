@@ -5,6 +5,7 @@ import { decisionCommands } from './commands/decisions';
 import { keysCommand } from './commands/keys';
 import { runCommand } from './commands/runs';
 import { serviceCommands } from './commands/services';
+import { stackCommand } from './commands/stack';
 import { exitCodeFor } from './exit-code';
 import { describeError, processIo, type CliIo } from './io';
 
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     auditCommand(io),
     keysCommand(io),
     runCommand(io),
+    stackCommand(io),
   ];
   for (const cmd of subcommands) program.addCommand(cmd);
   configureTree(program, io);
