@@ -144,7 +144,14 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     const domains = await resolveDomains(opts.domains ?? [], { db });
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
     const temporal = new Client({ connection, namespace: cfg.namespace });
-    const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit, policy });
+    // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
+    const gate = new GateClient(temporal, {
+      taskQueue: cfg.taskQueue,
+      namespace: cfg.namespace,
+      audit,
+      webhookReceivers: cfg.webhookUrls.length,
+      policy,
+    });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
     const app = createApiServer({

@@ -43,6 +43,7 @@ import {
   type ListFilter,
   type RequestRef,
 } from './gate-views';
+import { requestedEvent } from '../core/requested-event';
 import { startOptions } from './start-options';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
@@ -57,6 +58,13 @@ export interface GateClientOptions {
   queryTimeoutMs?: number;
   /** How long an update waits for a worker before failing with 503 (default 30 s). */
   updateTimeoutMs?: number;
+  /**
+   * Webhook receivers the workers deliver to (their `GATE_WEBHOOK_URLS`). When it is 0
+   * and `audit` is set, `create` writes the gate's `approval.requested` event to the store
+   * itself, which saves each new gate one activity and one workflow task. Left unset, the
+   * gate writes it (and its webhook is not delayed to the gate's next batch).
+   */
+  webhookReceivers?: number;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
 }
@@ -107,11 +115,18 @@ export class GateClient {
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
+    const { audit, webhookReceivers } = this.options;
+    const writeFirst = audit !== undefined && webhookReceivers === 0;
+    if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,
         startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
       );
+      // Only after the start: a refused start (a replayed key) must not leave a second first event.
+      // A failed write is not the caller's problem: the gate's next batch sends the event again.
+      if (writeFirst && input.requested_event)
+        await audit.appendMany([requestedEvent(input, input.requested_event)]).catch(() => undefined);
       return {
         created: true,
         request: {

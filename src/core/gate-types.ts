@@ -21,6 +21,13 @@ export interface GateInput {
   run_id?: string;
   /** The tool call the gate stands for, within its run. */
   call_id?: string;
+  /**
+   * Set when the creator writes the `approval.requested` event to the audit store itself
+   * (right after the start): the gate builds the same event from these ids and schedules
+   * no store write for it; its next batch sends it again (the insert is idempotent), so a
+   * creator that crashed before writing loses nothing.
+   */
+  requested_event?: { event_id: string; timestamp: string };
 }
 
 /** One reviewer's approval (approve or modify) counted toward the quorum. */

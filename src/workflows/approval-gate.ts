@@ -25,6 +25,7 @@ import {
   type GateState,
   type Modification,
 } from '../core/gate-state';
+import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
 import {
@@ -59,6 +60,11 @@ const MAX_RECORDED_REFUSALS = 100;
 export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
 /** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
 export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
+/**
+ * Patch id of the creator-written first event (`GateInput.requested_event`). Executions
+ * started without that field, or recorded before it, append `approval.requested` themselves.
+ */
+export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
 /**
  * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
  * decisions from reviewers without one of them, whichever way the decision arrives.
@@ -181,21 +187,11 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     { key: GATE_TARGET, value: state.payload.target },
     ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
   ]);
-  trail.append({
-    event_type: 'approval.requested',
-    actor_type: 'agent',
-    actor_id: state.payload.agent_id,
-    note: state.payload.summary,
-    data: {
-      action: state.payload.action,
-      target: state.payload.target,
-      approvals_required: state.approvals_required,
-      executor: state.executor,
-      expires_at: state.expires_at,
-      args_sha256: state.final_args_sha256,
-      ...(state.payload.reviewer_policy ? { reviewer_policy: state.payload.reviewer_policy } : {}),
-    },
-  });
+  const requested = requestedSpec(state);
+  // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
+  if (input.requested_event && patched(CREATOR_REQUESTED_EVENT_PATCH))
+    trail.appendStored(requested, input.requested_event);
+  else trail.append(requested);
   publish();
 
   // Handlers are registered before the first await, so a decision sent right after creation is never lost.

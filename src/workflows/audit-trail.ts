@@ -8,7 +8,8 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
+import { WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
+import { auditEventFor, type RequestedEventIds } from '../core/requested-event';
 import type { AuditSpec } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
@@ -100,19 +101,9 @@ export class AuditTrail {
   }
 
   append(spec: AuditSpec): AuditEvent {
-    const event = chainEvent(this.last, {
-      event_id: `evt_${uuid4()}`, // workflow uuid4: deterministic on replay
-      request_id: this.requestId,
-      event_type: spec.event_type,
-      actor_type: spec.actor_type,
-      actor_id: spec.actor_id,
-      payload_sha256: this.payloadSha256,
-      note: spec.note ?? null,
-      timestamp: new Date().toISOString(), // workflow clock: deterministic
-      data: spec.data ?? {},
-    });
-    this.events.push(event);
-    const webhook = WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
+    // Workflow uuid4 and clock: deterministic on replay.
+    const event = this.build(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
+    const webhook = this.webhookOf(event);
     if (this.mode !== 'per-event') {
       this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
       this.writer ??= this.writeBatches();
@@ -125,11 +116,40 @@ export class AuditTrail {
   }
 
   /**
+   * Appends an event the creator has already written to the store (batched paths only):
+   * no write is scheduled for it now; it rides along with the next batch (an idempotent
+   * insert, in case the creator failed before its write), which also delivers its webhook
+   * if receivers are configured.
+   */
+  appendStored(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
+    const event = this.build(spec, ids);
+    const webhook = this.webhookOf(event);
+    this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
+    return event;
+  }
+
+  private build(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
+    const event = auditEventFor(
+      this.last,
+      { request_id: this.requestId, payload_sha256: this.payloadSha256 },
+      spec,
+      ids,
+    );
+    this.events.push(event);
+    return event;
+  }
+
+  private webhookOf(event: AuditEvent): DeliverWebhooksInput | undefined {
+    return WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
+  }
+
+  /**
    * Waits for every store write; gives webhook deliveries a short grace, then hands
    * the undelivered ones to detached workflows that keep retrying (at least once).
    */
   async flush(): Promise<void> {
     await Promise.all(this.pending);
+    if (this.unsent.length > 0) this.writer ??= this.writeBatches(); // events appended as stored, not yet re-sent
     if (this.writer) await this.writer;
     const open = (): Delivery[] => this.deliveries.filter((d) => !d.done);
     if (open().length > 0) await condition(() => open().length === 0, HANDOFF_GRACE_MS);

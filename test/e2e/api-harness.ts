@@ -62,7 +62,7 @@ export class ApiHarness {
       },
     });
     const { client, connection } = await testClient();
-    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit });
+    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit, webhookReceivers: 0 });
     const app = createApiServer({ gate, keys: keyStore, audit, temporal: client });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

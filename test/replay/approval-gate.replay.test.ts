@@ -61,6 +61,22 @@ describe('approvalGateWorkflow replay', () => {
     }
   });
 
+  it('has v4 histories whose creator wrote the first event: no store write before the first decision', () => {
+    for (const f of files.filter((x) => x.startsWith('v4/'))) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const firstWrite = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
+      const firstMessage = events.findIndex(
+        (e) =>
+          e.workflowExecutionUpdateAcceptedEventAttributes ??
+          e.workflowExecutionSignaledEventAttributes ??
+          e.timerFiredEventAttributes,
+      );
+      expect(firstMessage).toBeGreaterThan(0);
+      expect(firstWrite).toBeGreaterThan(firstMessage);
+      expect(activities(f)).toContain('recordAuditEvents');
+    }
+  });
+
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
     const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];

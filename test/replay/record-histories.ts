@@ -86,6 +86,8 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
     executor: 'external',
     consume_ttl_seconds: 600,
     create_sha256: sha,
+    // Since v4: the creator wrote approval.requested to the store (GateClient with an audit store).
+    requested_event: { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() },
   };
 }
 
