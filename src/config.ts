@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 
 /** Process configuration, read from the environment (DESIGN section 6). */
 export interface GateConfig {
@@ -23,6 +24,8 @@ export interface GateConfig {
   workflowCacheSize: number;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
+  httpLimits: HttpLimits;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -63,6 +66,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
+    httpLimits: {
+      requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
+      authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),
+      authFailureWindowMs: DEFAULT_HTTP_LIMITS.authFailureWindowMs,
+    },
   };
 }
 

@@ -17,7 +17,8 @@ import { keyAuth, scopeOfRequest, type RequireKey } from './auth';
 import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
-import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLimits } from './http-hardening';
+import { loadReviewerPage } from './reviewer-page';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -54,25 +55,37 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** Rate limits; DEFAULT_HTTP_LIMITS when absent. */
+  limits?: HttpLimits;
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
-  const limits = { bodyLimit: BODY_LIMIT_BYTES, routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors };
+  const options = { bodyLimit: BODY_LIMIT_BYTES, routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors };
   const app: FastifyInstance = (deps.logger
-    ? Fastify({ loggerInstance: deps.logger, ...limits })
-    : Fastify({ logger: false, ...limits })) as unknown as FastifyInstance;
+    ? Fastify({ loggerInstance: deps.logger, ...options })
+    : Fastify({ logger: false, ...options })) as unknown as FastifyInstance;
   installJsonParser(app);
   installErrorHandlers(app);
+  const limits = deps.limits ?? DEFAULT_HTTP_LIMITS;
+  registerHardening(app, limits);
+  // Routes in a scope that loads after the header and rate-limit plugins, so those hook into every route.
+  void app.register(async (api) => {
+    guardAuthFailures(api, limits);
+    await apiRoutes(api, deps);
+  });
+  return app;
+}
+
+/** Every route of the API, in the scope `createApiServer` gives them. */
+async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<void> {
   const requireKey = keyAuth(deps.keys);
+  const page = loadReviewerPage();
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
-    void reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', REVIEWER_PAGE_CSP)
-      .header('x-content-type-options', 'nosniff');
-    return REVIEWER_PAGE_HTML;
+    void reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp);
+    return page.html;
   });
   approvalRoutes(app, deps.gate, requireKey);
 
@@ -86,7 +99,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   for (const name of domains.names()) {
     const routes = domains.get(name).routes;
     if (routes)
-      void app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
+      await app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
         prefix: `/v1/domains/${name}`,
       });
   }
@@ -101,9 +114,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       db: deps.db,
       domains,
     };
-    void app.register(async (scope) => extra(scope, ctx));
+    await app.register(async (scope) => extra(scope, ctx));
   }
-  return app;
 }
 
 /** A listening API and how to stop it. */
@@ -163,6 +175,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       domains,
       logger,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      limits: cfg.httpLimits,
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;

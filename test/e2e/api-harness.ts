@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
+import type { HttpLimits } from '../../src/api/http-limits';
 import { createApiServer } from '../../src/api/server';
 import { GateClient } from '../../src/client/gate-client';
 import type { AuditEvent } from '../../src/core/audit';
@@ -40,7 +41,8 @@ export class ApiHarness {
     private readonly parts: { app: FastifyInstance; worker: RunningWorker; connection: Connection; db: Db },
   ) {}
 
-  static async start(): Promise<ApiHarness> {
+  /** `limits`: the API's rate limits (the production defaults when absent). */
+  static async start(opts: { limits?: HttpLimits } = {}): Promise<ApiHarness> {
     const db = openDb({ sqliteFile: ':memory:' });
     const audit = new AuditStore(db);
     await audit.migrate();
@@ -63,7 +65,7 @@ export class ApiHarness {
     });
     const { client, connection } = await testClient();
     const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit, webhookReceivers: 0 });
-    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client });
+    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, limits: opts.limits });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const keys: Keys = {
