@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
+import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 
 /** Process configuration, read from the environment (DESIGN section 6). */
 export interface GateConfig {
@@ -26,6 +27,8 @@ export interface GateConfig {
   policyFile?: string;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
+  /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
+  oidc?: OidcSettings;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -49,9 +52,11 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
 /** Reads the configuration. Throws with the variable's name when one is malformed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
+  const port = int('GATE_PORT', 8787, env);
+  const host = env.GATE_HOST || '127.0.0.1';
   return {
-    port: int('GATE_PORT', 8787, env),
-    host: env.GATE_HOST || '127.0.0.1',
+    port,
+    host,
     dataDir: path.resolve(env.GATE_DATA_DIR || '.gate-data'),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalPort: int('GATE_TEMPORAL_PORT', 7233, env),
@@ -71,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),
       authFailureWindowMs: DEFAULT_HTTP_LIMITS.authFailureWindowMs,
     },
+    oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
   };
 }
 

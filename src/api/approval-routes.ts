@@ -85,7 +85,12 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
     const { decision_id, ...rest } = body.data;
     return gate.decide(
       req.params.id,
-      { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id },
+      {
+        ...rest,
+        decision_id: decision_id ?? randomUUID(),
+        reviewer_id: principalOf(req).id,
+        reviewer_roles: principalOf(req).roles ?? [],
+      },
       scopeOfRequest(req),
     );
   });

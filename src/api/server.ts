@@ -9,6 +9,8 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
+import { OidcVerifier } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
@@ -57,6 +59,25 @@ export interface ApiServerDeps {
   extraRoutes?: ExtraRoutes;
   /** Rate limits; DEFAULT_HTTP_LIMITS when absent. */
   limits?: HttpLimits;
+  /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
+  oidc?: OidcVerifier;
+}
+
+/** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<FastifyInstance, RouteInfo[]>();
+
+/**
+ * Every route the server registered (HEAD twins of GET routes left out), in order,
+ * including routes of plugins, domains and `extraRoutes`: what the auth-matrix test
+ * walks, so a route added without an entry in the matrix fails it.
+ */
+export function routesOf(app: FastifyInstance): RouteInfo[] {
+  return [...(ROUTES.get(app) ?? [])];
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
@@ -65,6 +86,12 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const app: FastifyInstance = (deps.logger
     ? Fastify({ loggerInstance: deps.logger, ...options })
     : Fastify({ logger: false, ...options })) as unknown as FastifyInstance;
+  const routes: RouteInfo[] = [];
+  ROUTES.set(app, routes);
+  // Registered before any route, so it sees them all (plugins inherit it).
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   installJsonParser(app);
   installErrorHandlers(app);
   const limits = deps.limits ?? DEFAULT_HTTP_LIMITS;
@@ -79,7 +106,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
 
 /** Every route of the API, in the scope `createApiServer` gives them. */
 async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<void> {
-  const requireKey = keyAuth(deps.keys);
+  const requireKey = keyAuth(deps.keys, deps.oidc);
+  oidcRoutes(app, deps.oidc);
   const page = loadReviewerPage();
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
@@ -176,6 +204,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       logger,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
+      ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;

@@ -27,7 +27,9 @@ import {
 } from '../core/gate-state';
 import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
+import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
+import { handOver } from './hand-over';
 import {
   cancelSignal,
   cancelUpdate,
@@ -78,7 +80,8 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
  * re-checks the snapshot and runs the tool itself, keyed by the request id.
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
-  const state = initialGateState(input, now());
+  const carried = input.continued; // set when the previous execution's history was full
+  const state = carried ? carried.state : initialGateState(input, now());
   const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
     request_id: state.request_id,
     status: state.status,
@@ -148,7 +151,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
 
   // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
   const capAll = patched(REFUSAL_CAP_PATCH);
-  let refusalsRecorded = 0;
+  let refusalsRecorded = carried?.refusals_recorded ?? 0;
   /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
   const underCap = (): boolean => {
     if (++refusalsRecorded <= MAX_RECORDED_REFUSALS) return true;
@@ -179,19 +182,23 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     return state;
   };
 
-  // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
-  // start as soon as its handler is registered, which is below and before the first await.
-  upsert([
-    { key: GATE_ACTION, value: state.payload.action },
-    { key: GATE_AGENT, value: state.payload.agent_id },
-    { key: GATE_TARGET, value: state.payload.target },
-    ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
-  ]);
-  const requested = requestedSpec(state);
-  // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
-  if (input.requested_event && patched(CREATOR_REQUESTED_EVENT_PATCH))
-    trail.appendStored(requested, input.requested_event);
-  else trail.append(requested);
+  if (carried) {
+    trail.resume(carried); // search attributes and memo came with the continuation
+  } else {
+    // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
+    // start as soon as its handler is registered, which is below and before the first await.
+    upsert([
+      { key: GATE_ACTION, value: state.payload.action },
+      { key: GATE_AGENT, value: state.payload.agent_id },
+      { key: GATE_TARGET, value: state.payload.target },
+      ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
+    ]);
+    const requested = requestedSpec(state);
+    // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
+    if (input.requested_event && patched(CREATOR_REQUESTED_EVENT_PATCH))
+      trail.appendStored(requested, input.requested_event);
+    else trail.append(requested);
+  }
   publish();
 
   // Handlers are registered before the first await, so a decision sent right after creation is never lost.
@@ -284,11 +291,22 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }
   });
 
+  // Decided once at the start: executions recorded before it never check their history length.
+  const canContinue = patched(GATE_CONTINUE_AS_NEW_PATCH);
+  const full = (): boolean => canContinue && historyFull(input);
   try {
-    await awaitDecision(state, input, trail);
+    // A continued execution may start decided (a decision arrived while the last one handed over).
+    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full);
+    if (full() && state.status === 'requested') await continueGate(input, state, trail, refusalsRecorded);
     publish();
     if (state.status === 'approved') {
-      if (state.executor === 'external') await awaitConsume(state, input, trail);
+      if (state.executor === 'external') {
+        await awaitConsume(state, input, trail, full);
+        if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
+      }
+      // New in the workflow executor; no recorded history has it, so no patch is needed.
+      else if (state.executor === 'workflow')
+        await CancellationScope.nonCancellable(() => handOver(state, input, trail));
       else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
       publish();
     }

@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import { WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import { auditEventFor, type RequestedEventIds } from '../core/requested-event';
-import type { AuditSpec } from '../core/gate-state';
+import type { AuditSpec, GateCarry } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
@@ -76,6 +76,8 @@ export class AuditTrail {
   private readonly deliveries: Delivery[] = [];
   /** Batched path: events not yet handed to the store, with their webhook inputs. */
   private unsent: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
+  /** The batch being written right now (acknowledged when its activity completes). */
+  private inflight: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
   private writer: Promise<void> | undefined;
   private readonly mode: TrailMode;
 
@@ -93,6 +95,26 @@ export class AuditTrail {
       : patched(AUDIT_BATCH_PATCH)
         ? 'local-batch'
         : 'per-event';
+  }
+
+  /**
+   * Takes over the chain of the execution before this one (continue-as-new), with what it
+   * had not finished: its unacknowledged writes are sent again, its open webhooks delivered again.
+   */
+  resume(carry: Pick<GateCarry, 'events' | 'unwritten' | 'deliveries'>): void {
+    this.events.push(...carry.events);
+    this.unsent.push(...carry.unwritten);
+    if (this.unsent.length > 0) this.writer ??= this.writeBatches();
+    for (const d of carry.deliveries) this.deliver(d);
+  }
+
+  /** What this execution has not finished, for the next one: writes in flight or queued, webhooks undelivered. */
+  handOver(): Pick<GateCarry, 'events' | 'unwritten' | 'deliveries'> {
+    return {
+      events: [...this.events],
+      unwritten: [...this.inflight, ...this.unsent],
+      deliveries: this.deliveries.filter((d) => !d.done).map((d) => d.input),
+    };
   }
 
   /** The newest event of the chain, whether or not it is still held in `events`. */
@@ -176,8 +198,10 @@ export class AuditTrail {
       while (this.unsent.length > 0) {
         const batch = this.unsent;
         this.unsent = [];
+        this.inflight = batch;
         const write = this.mode === 'durable-batch' ? store.recordAuditEvents : local.recordAuditEvents;
         const { webhook_receivers } = await write({ events: batch.map((b) => b.event) });
+        this.inflight = [];
         if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
       }
       this.writer = undefined;

@@ -10,6 +10,20 @@ import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
+import type { ReviewerPolicy } from '../../src/core/reviewer-policy';
+
+/** What a test may change in the API it starts. */
+export interface HarnessOptions {
+  /** Listen on this port (the OIDC redirect URI names it before the API starts); any free one by default. */
+  port?: number;
+  /** People sign in with ID tokens from this issuer. */
+  oidc?: OidcSettings;
+  /** The reviewer rule file the API applies to creates. */
+  policy?: ReviewerPolicy;
+  /** The API's rate limits; the production defaults when absent. */
+  limits?: HttpLimits;
+}
 
 /** A response as the tests read it. */
 export interface Res {
@@ -41,8 +55,7 @@ export class ApiHarness {
     private readonly parts: { app: FastifyInstance; worker: RunningWorker; connection: Connection; db: Db },
   ) {}
 
-  /** `limits`: the API's rate limits (the production defaults when absent). */
-  static async start(opts: { limits?: HttpLimits } = {}): Promise<ApiHarness> {
+  static async start(opts: HarnessOptions = {}): Promise<ApiHarness> {
     const db = openDb({ sqliteFile: ':memory:' });
     const audit = new AuditStore(db);
     await audit.migrate();
@@ -64,9 +77,15 @@ export class ApiHarness {
       },
     });
     const { client, connection } = await testClient();
-    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit, webhookReceivers: 0 });
-    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, limits: opts.limits });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    const gate = new GateClient(client, {
+      taskQueue: worker.taskQueue,
+      audit,
+      webhookReceivers: 0,
+      policy: opts.policy,
+    });
+    const oidc = opts.oidc ? new OidcVerifier(opts.oidc) : undefined;
+    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc, limits: opts.limits });
+    await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const keys: Keys = {
       agent: (await keyStore.create('agent', 'agent-1')).key,
@@ -78,9 +97,14 @@ export class ApiHarness {
     return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
   }
 
-  /** A further key, for tests that need many distinct reviewers. */
-  async createKey(kind: 'agent' | 'reviewer', id: string): Promise<string> {
-    return (await new KeyStore(this.parts.db).create(kind, id)).key;
+  /** The task queue the harness's worker polls. */
+  get taskQueue(): string {
+    return this.parts.worker.taskQueue;
+  }
+
+  /** A further key (in the default tenant unless given), for tests that need more callers. */
+  async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string): Promise<string> {
+    return (await new KeyStore(this.parts.db).create(kind, id, { tenant })).key;
   }
 
   async stop(): Promise<void> {

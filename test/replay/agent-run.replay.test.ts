@@ -114,6 +114,7 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   // v4: as v3 for runs and their child gates (only gates created outside a run get their first event from the creator).
   v3: V3,
   v4: V3,
+  v5: V3,
 };
 
 beforeAll(installQuietRuntime);

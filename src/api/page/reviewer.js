@@ -20,6 +20,11 @@ const POLL_MS = 5000;
 /** @type {Gate | null} the request in the detail view, as last fetched */
 let current = null;
 let listSeq = 0; // an older list answer never overwrites a newer one
+// Back from the organisation's sign-in (/auth/callback): the ID token is in the fragment. Keep it for this tab and drop it from the address bar.
+if (location.hash.startsWith('#id_token=')) {
+  sessionStorage.setItem(KEY, decodeURIComponent(location.hash.slice(10)));
+  history.replaceState(null, '', location.pathname);
+}
 
 /** @param {string} id */
 function $(id) {
@@ -295,6 +300,12 @@ button('forget').onclick = () => {
   say('key forgotten', false);
 };
 button('refresh').onclick = () => void refresh();
+fetch('/auth/oidc')
+  .then((r) => r.json())
+  .then((/** @type {{ enabled?: boolean }} */ c) => {
+    $('sso').hidden = !c.enabled;
+  })
+  .catch(() => undefined);
 field('status').onchange = () => void refresh();
 input('target').onkeydown = onEnter(refresh);
 button('approve').onclick = () => void decide('approve');
