@@ -27,6 +27,10 @@ export interface GateConfig {
   policyFile?: string;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
+  /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
+  workerMetricsAddress?: string;
+  /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
+  queueDepthTtlMs: number;
   /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
   oidc?: OidcSettings;
 }
@@ -70,6 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
+    queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),

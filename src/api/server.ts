@@ -21,6 +21,7 @@ import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
 import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLimits } from './http-hardening';
 import { loadReviewerPage } from './reviewer-page';
+import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -59,6 +60,10 @@ export interface ApiServerDeps {
   extraRoutes?: ExtraRoutes;
   /** Rate limits; DEFAULT_HTTP_LIMITS when absent. */
   limits?: HttpLimits;
+  /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
+  metrics?: ApiMetrics;
+  /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
+  queueDepthTtlMs?: number;
   /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
   oidc?: OidcVerifier;
 }
@@ -109,13 +114,16 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
   const requireKey = keyAuth(deps.keys, deps.oidc);
   oidcRoutes(app, deps.oidc);
   const page = loadReviewerPage();
+  const metrics =
+    deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
+  metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
     void reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp);
     return page.html;
   });
-  approvalRoutes(app, deps.gate, requireKey);
+  approvalRoutes(app, deps.gate, requireKey, metrics);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -202,6 +210,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       db,
       domains,
       logger,
+      queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
