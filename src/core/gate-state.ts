@@ -303,7 +303,10 @@ export function refuseConsume(s: GateState, consumerId: string, order: RefusalOr
   if (s.executor !== 'external')
     return {
       type: 'IllegalTransition',
-      message: 'this request is executed by its gate (tool executor); it cannot be consumed from outside',
+      message:
+        s.executor === 'tool'
+          ? 'this request is executed by its gate (tool executor); it cannot be consumed from outside'
+          : 'this request is consumed by the workflow that opened it; it cannot be consumed from outside',
     };
   if (consumerId !== s.payload.agent_id)
     return {

@@ -21,6 +21,12 @@ export interface GateInput {
   run_id?: string;
   /** The tool call the gate stands for, within its run. */
   call_id?: string;
+  /** For the `workflow` executor: the workflow that opened the gate and receives the approval. */
+  parent?: {
+    workflow_id: string;
+    /** The caller's activity run right before the hand-over (mismatch: `invalidated`), on the caller's task queue. */
+    recheck?: { activity: string; task_queue: string };
+  };
   /**
    * Set when the creator writes the `approval.requested` event to the audit store itself
    * (right after the start): the gate builds the same event from these ids and schedules

@@ -29,6 +29,7 @@ import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
+import { handOver } from './hand-over';
 import {
   cancelSignal,
   cancelUpdate,
@@ -302,7 +303,11 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (state.executor === 'external') {
         await awaitConsume(state, input, trail, full);
         if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
-      } else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
+      }
+      // New in the workflow executor; no recorded history has it, so no patch is needed.
+      else if (state.executor === 'workflow')
+        await CancellationScope.nonCancellable(() => handOver(state, input, trail));
+      else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
       publish();
     }
   } catch (err) {
