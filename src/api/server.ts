@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
@@ -170,6 +171,12 @@ export interface StartApiOptions {
   /** Replaces the run routes (`/v1/runs…`). */
   extraRoutes?: ExtraRoutes;
   logger?: FastifyBaseLogger;
+  /**
+   * The connection of a gate worker in this process (`gate dev`): the API's client uses it
+   * and asks for eager starts, so a new gate's first task goes straight to that worker
+   * instead of through a poll. The API does not close it; the worker does.
+   */
+  connection?: NativeConnection;
 }
 
 /**
@@ -190,8 +197,9 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     await audit.migrate();
     await keys.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
-    connection = await Connection.connect({ address: temporalAddressOf(cfg) });
-    const temporal = new Client({ connection, namespace: cfg.namespace });
+    const shared = opts.connection;
+    if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
+    const temporal = new Client({ connection: shared ?? connection, namespace: cfg.namespace });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
       taskQueue: cfg.taskQueue,
@@ -199,6 +207,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
+      eagerStart: shared !== undefined,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
@@ -225,7 +234,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       gate,
       async close() {
         await app.close();
-        await conn.close();
+        await conn?.close();
         await db.close();
       },
     };

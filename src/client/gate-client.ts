@@ -67,6 +67,11 @@ export interface GateClientOptions {
    * gate writes it (and its webhook is not delayed to the gate's next batch).
    */
   webhookReceivers?: number;
+  /**
+   * Ask Temporal to hand a new gate's first task to a worker on this client's own
+   * connection (requires a client on a worker's NativeConnection; see StartApiOptions).
+   */
+  eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
 }
@@ -121,10 +126,10 @@ export class GateClient {
     const writeFirst = audit !== undefined && webhookReceivers === 0;
     if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(
-        GATE_WORKFLOW_TYPE,
-        startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
-      );
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
+        ...startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
+        ...(this.options.eagerStart ? { requestEagerStart: true } : {}),
+      });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       // A failed write is not the caller's problem: the gate's next batch sends the event again.
       if (writeFirst && input.requested_event)
