@@ -49,6 +49,7 @@ import {
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
+import { countDecision, observeGateEvent } from './gate-metrics';
 import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
 
@@ -87,18 +88,24 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
   // Histories from before tenants carry no such attribute and send the bodies they sent.
   const tenant = workflowInfo().typedSearchAttributes.get(GATE_TENANT);
-  const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
-    request_id: state.request_id,
-    status: state.status,
-    action: state.payload.action,
-    target: state.payload.target,
-    agent_id: state.payload.agent_id,
-    summary: state.payload.summary,
-    payload_sha256: state.payload_sha256,
-    expires_at: state.expires_at,
-    ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
-    ...(tenant ? { tenant } : {}),
-  }));
+  const trail = new AuditTrail(
+    state.request_id,
+    state.payload_sha256,
+    () => ({
+      request_id: state.request_id,
+      status: state.status,
+      action: state.payload.action,
+      target: state.payload.target,
+      agent_id: state.payload.agent_id,
+      summary: state.payload.summary,
+      payload_sha256: state.payload_sha256,
+      expires_at: state.expires_at,
+      ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+      ...(tenant ? { tenant } : {}),
+    }),
+    undefined,
+    (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+  );
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
   // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
@@ -139,6 +146,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
+    countDecision(state, d.decision);
     events.forEach((e) => trail.append(e));
     publish();
     if (mod && input.run_id && input.call_id) {
