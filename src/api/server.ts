@@ -21,6 +21,9 @@ import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
 import { ApiMetrics, metricsRoutes } from './metrics';
+import { requestSpans } from './tracing';
+import { activeTracing } from '../telemetry/tracing';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -100,6 +103,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const metrics =
     deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
   metricsRoutes(app, metrics);
+  const tracing = activeTracing();
+  if (tracing) requestSpans(app, tracing.tracer);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -178,7 +183,12 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     await keys.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
-    const temporal = new Client({ connection, namespace: cfg.namespace });
+    // With tracing on, each start, update, signal and query is a span whose context travels to the workflow.
+    const temporal = new Client({
+      connection,
+      namespace: cfg.namespace,
+      ...(activeTracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
       taskQueue: cfg.taskQueue,
