@@ -10,7 +10,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 const workflowValueBans = ['**/activities', '**/activities/*', '**/store/*', '**/domain/*', '**/domain/**', '**/models/*'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'test/pack/project/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
