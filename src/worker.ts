@@ -10,11 +10,14 @@ import { ensureSearchAttributes } from './dev/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
+import { installWorkerRuntime } from './telemetry/worker-runtime';
 
 /** Everything a worker process holds open. */
 export interface GateWorker {
   worker: Worker;
   db: Db;
+  /** The worker's connection; an API in the same process may share it to start gates eagerly (see StartApiOptions). */
+  connection: NativeConnection;
   /** Runs until shutdown() or a fatal error. */
   run(): Promise<void>;
   /** Stops polling, lets running tasks finish, closes connections. */
@@ -74,6 +77,7 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
   return {
     worker,
     db,
+    connection,
     run() {
       running ??= worker.run().finally(async () => {
         await connection.close();
@@ -96,6 +100,8 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 /** `gate worker`: runs until SIGINT or SIGTERM. */
 export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
+  // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
+  installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
     console.error(
@@ -107,6 +113,8 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
+  if (cfg.workerMetricsAddress)
+    console.error(`worker: Prometheus metrics on http://${cfg.workerMetricsAddress}/metrics`);
   if (opts.json)
     console.log(
       JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }),

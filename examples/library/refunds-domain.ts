@@ -7,7 +7,9 @@ const IssueRefundArgs = z.object({ order_id: z.string().min(1), cents: z.int().p
 
 /** A factory over the gate's store: it creates its table, then returns the adapter (each process calls it once). */
 export const refundsDomain: DomainSource = async ({ db }) => {
-  await db.run('CREATE TABLE IF NOT EXISTS refunds (idempotency_key TEXT PRIMARY KEY, order_id TEXT, cents INTEGER)');
+  await db.run(
+    'CREATE TABLE IF NOT EXISTS refunds (idempotency_key TEXT PRIMARY KEY, session_id TEXT, order_id TEXT, cents INTEGER)',
+  );
   const adapter: DomainAdapter = {
     name: 'refunds',
     tools: [
@@ -50,17 +52,23 @@ export const refundsDomain: DomainSource = async ({ db }) => {
         : { ok: false, reason: 'the order was refunded meanwhile', mismatches: ['order.refunded'] };
     },
     revise: async () => ({ ok: false, issues: [{ path: '$', message: 'refunds are approved or rejected as asked' }] }),
-    async execute(_session, _tool, input, idempotencyKey) {
-      await db.run('INSERT INTO refunds VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
+    async execute(session, _tool, input, idempotencyKey) {
+      await db.run('INSERT INTO refunds VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [
         idempotencyKey,
+        session,
         input.order_id,
         input.cents,
       ]);
       return { content: `refunded ${String(input.cents)} cents on order ${String(input.order_id)}`, values: input };
     },
-    // Served as GET /v1/domains/refunds/refunds.
-    routes: (app, { requireKey }) => {
-      app.get('/refunds', { onRequest: requireKey() }, async () => db.query('SELECT * FROM refunds ORDER BY order_id'));
+    // Served as GET /v1/domains/refunds/refunds: the rows of the runs the caller may see.
+    routes: (app, { requireKey, visibleSessions }) => {
+      app.get('/refunds', { onRequest: requireKey() }, async (req) => {
+        const sessions = await visibleSessions(req);
+        if (sessions.length === 0) return [];
+        const marks = sessions.map(() => '?').join(', ');
+        return db.query(`SELECT * FROM refunds WHERE session_id IN (${marks}) ORDER BY order_id`, sessions);
+      });
     },
   };
   return adapter;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
@@ -20,6 +21,7 @@ import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -56,6 +58,10 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
+  metrics?: ApiMetrics;
+  /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
+  queueDepthTtlMs?: number;
   /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
   oidc?: OidcVerifier;
 }
@@ -92,6 +98,9 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   installErrorHandlers(app);
   const requireKey = keyAuth(deps.keys, deps.oidc);
   oidcRoutes(app, deps.oidc);
+  const metrics =
+    deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
+  metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -101,7 +110,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       .header('x-content-type-options', 'nosniff');
     return REVIEWER_PAGE_HTML;
   });
-  approvalRoutes(app, deps.gate, requireKey);
+  approvalRoutes(app, deps.gate, requireKey, metrics);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -149,6 +158,12 @@ export interface StartApiOptions {
   /** Replaces the run routes (`/v1/runs…`). */
   extraRoutes?: ExtraRoutes;
   logger?: FastifyBaseLogger;
+  /**
+   * The connection of a gate worker in this process (`gate dev`): the API's client uses it
+   * and asks for eager starts, so a new gate's first task goes straight to that worker
+   * instead of through a poll. The API does not close it; the worker does.
+   */
+  connection?: NativeConnection;
 }
 
 /**
@@ -169,8 +184,9 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     await audit.migrate();
     await keys.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
-    connection = await Connection.connect({ address: temporalAddressOf(cfg) });
-    const temporal = new Client({ connection, namespace: cfg.namespace });
+    const shared = opts.connection;
+    if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
+    const temporal = new Client({ connection: shared ?? connection, namespace: cfg.namespace });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
       taskQueue: cfg.taskQueue,
@@ -178,6 +194,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
+      eagerStart: shared !== undefined,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
@@ -189,6 +206,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       db,
       domains,
       logger,
+      queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
@@ -202,7 +220,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       gate,
       async close() {
         await app.close();
-        await conn.close();
+        await conn?.close();
         await db.close();
       },
     };

@@ -14,6 +14,7 @@ export type { AuditView } from './audit-view';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
 import { decisionKey } from '../core/gate-state';
 import { isFailureType } from '../core/failure-types';
+import type { ApprovalStatus } from '../core/lifecycle';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
@@ -35,6 +36,7 @@ import {
   GATE_WORKFLOW_TYPE,
   gateOwnership,
   memoOf,
+  quote,
   statusOf,
   summaryOf,
   visibilityFilter,
@@ -65,6 +67,11 @@ export interface GateClientOptions {
    * gate writes it (and its webhook is not delayed to the gate's next batch).
    */
   webhookReceivers?: number;
+  /**
+   * Ask Temporal to hand a new gate's first task to a worker on this client's own
+   * connection (requires a client on a worker's NativeConnection; see StartApiOptions).
+   */
+  eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
 }
@@ -119,10 +126,10 @@ export class GateClient {
     const writeFirst = audit !== undefined && webhookReceivers === 0;
     if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(
-        GATE_WORKFLOW_TYPE,
-        startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
-      );
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
+        ...startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
+        ...(this.options.eagerStart ? { requestEagerStart: true } : {}),
+      });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       // A failed write is not the caller's problem: the gate's next batch sends the event again.
       if (writeFirst && input.requested_event)
@@ -192,6 +199,16 @@ export class GateClient {
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /**
+   * How many gates of this deployment (its task queue) visibility holds in `status`:
+   * eventually consistent, the source of the queue depth metric.
+   */
+  async count(status: ApprovalStatus): Promise<number> {
+    const query = `${visibilityFilter({ status }).query} AND TaskQueue = ${quote(this.options.taskQueue)}`;
+    const { count } = await this.client.workflow.count(query);
+    return count;
   }
 
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
