@@ -21,7 +21,8 @@ export interface BenchApi {
 
 /** Creates the keys in `<GATE_DATA_DIR>/gate.db` (what `gate keys create` does), then starts the API on a free port. */
 export async function startBenchApi(env: NodeJS.ProcessEnv, shared?: NativeConnection): Promise<BenchApi> {
-  const cfg = loadConfig({ ...env, GATE_PORT: String(await freePort()) });
+  // The bench measures throughput, so the per-key rate limit (GATE_RATE_LIMIT) is off unless the caller sets it.
+  const cfg = loadConfig({ GATE_RATE_LIMIT: '0', ...env, GATE_PORT: String(await freePort()) });
   const db = openSqlite(path.join(cfg.dataDir, 'gate.db'));
   let agentKey: string;
   let reviewerKey: string;

@@ -29,7 +29,7 @@ import {
   type ConsumeResult,
 } from '../workflows/definitions';
 import { visibleTo, type Scope } from '../core/tenant';
-import { prepareCreate, type CreateCaller } from './create-request';
+import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
 import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
@@ -190,6 +190,8 @@ export class GateClient {
   /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */
   async list(filter: ListFilter = {}): Promise<GateSummary[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
+    // No gate's target or agent holds a control character, and visibility errors on a NUL: nothing can match.
+    if ([filter.target, filter.agentId].some((v) => v !== undefined && /[\u0000-\u001f\u007f]/.test(v))) return [];
     const out: GateSummary[] = [];
     const { query, keep } = visibilityFilter(filter);
     // One page for the whole answer: each page is a visibility round trip.
@@ -371,6 +373,7 @@ export class GateClient {
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {
+  refuseUnrepresentable({ args: message.args });
   const r = DecisionMessage.safeParse(message);
   if (!r.success) throw invalidInput('decision', r.error);
   return r.data;
