@@ -24,6 +24,10 @@ export interface GateConfig {
   workflowCacheSize: number;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
+  workerMetricsAddress?: string;
+  /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
+  queueDepthTtlMs: number;
   /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
   oidc?: OidcSettings;
 }
@@ -67,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
+    queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
     oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
   };

@@ -20,6 +20,7 @@ import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -56,6 +57,10 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
+  metrics?: ApiMetrics;
+  /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
+  queueDepthTtlMs?: number;
   /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
   oidc?: OidcVerifier;
 }
@@ -92,6 +97,9 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   installErrorHandlers(app);
   const requireKey = keyAuth(deps.keys, deps.oidc);
   oidcRoutes(app, deps.oidc);
+  const metrics =
+    deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
+  metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -101,7 +109,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       .header('x-content-type-options', 'nosniff');
     return REVIEWER_PAGE_HTML;
   });
-  approvalRoutes(app, deps.gate, requireKey);
+  approvalRoutes(app, deps.gate, requireKey, metrics);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -189,6 +197,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       db,
       domains,
       logger,
+      queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });

@@ -14,6 +14,7 @@ export type { AuditView } from './audit-view';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
 import { decisionKey } from '../core/gate-state';
 import { isFailureType } from '../core/failure-types';
+import type { ApprovalStatus } from '../core/lifecycle';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
@@ -35,6 +36,7 @@ import {
   GATE_WORKFLOW_TYPE,
   gateOwnership,
   memoOf,
+  quote,
   statusOf,
   summaryOf,
   visibilityFilter,
@@ -192,6 +194,16 @@ export class GateClient {
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /**
+   * How many gates of this deployment (its task queue) visibility holds in `status`:
+   * eventually consistent, the source of the queue depth metric.
+   */
+  async count(status: ApprovalStatus): Promise<number> {
+    const query = `${visibilityFilter({ status }).query} AND TaskQueue = ${quote(this.options.taskQueue)}`;
+    const { count } = await this.client.workflow.count(query);
+    return count;
   }
 
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */

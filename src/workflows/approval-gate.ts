@@ -47,6 +47,7 @@ import {
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
+import { countDecision, observeGateEvent } from './gate-metrics';
 import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
 
@@ -82,17 +83,23 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
   const carried = input.continued; // set when the previous execution's history was full
   const state = carried ? carried.state : initialGateState(input, now());
-  const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
-    request_id: state.request_id,
-    status: state.status,
-    action: state.payload.action,
-    target: state.payload.target,
-    agent_id: state.payload.agent_id,
-    summary: state.payload.summary,
-    payload_sha256: state.payload_sha256,
-    expires_at: state.expires_at,
-    ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
-  }));
+  const trail = new AuditTrail(
+    state.request_id,
+    state.payload_sha256,
+    () => ({
+      request_id: state.request_id,
+      status: state.status,
+      action: state.payload.action,
+      target: state.payload.target,
+      agent_id: state.payload.agent_id,
+      summary: state.payload.summary,
+      payload_sha256: state.payload_sha256,
+      expires_at: state.expires_at,
+      ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+    }),
+    undefined,
+    (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+  );
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
   // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
@@ -133,6 +140,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
+    countDecision(state, d.decision);
     events.forEach((e) => trail.append(e));
     publish();
     if (mod && input.run_id && input.call_id) {

@@ -88,6 +88,8 @@ export class AuditTrail {
     private readonly webhookData: () => Record<string, unknown>,
     /** The last event of the chain so far, when it continues one (a run after continue-as-new). */
     private head?: AuditEvent,
+    /** Sees each appended event (metrics); must not issue commands. */
+    private readonly observe?: (event: AuditEvent) => void,
   ) {
     // Decided once per execution, newest first: a history keeps the path it was recorded on.
     this.mode = patched(AUDIT_DURABLE_BATCH_PATCH)
@@ -158,6 +160,7 @@ export class AuditTrail {
       ids,
     );
     this.events.push(event);
+    this.observe?.(event);
     return event;
   }
 

@@ -18,12 +18,27 @@ import { evidence } from './api-harness';
  * a value in that route's spec.
  *
  * Tenant A (`acme`) owns everything the calls name; tenant B (`globex`) is the other tenant.
+ * The server runs with a rule file: `stripe.refund.*` (the requests' action) is decided
+ * by `finance`, which A's reviewer has and `acme-rev-norole` has not.
  */
 
 let api: RunningApi;
 let worker: RunningWorker;
 let db: Db;
-const K = { aAgent: '', aAgent2: '', aReviewer: '', bAgent: '', bReviewer: '' };
+const K = {
+  aAgent: '',
+  aAgent2: '',
+  aReviewer: '',
+  bAgent: '',
+  bReviewer: '',
+  /** Tenant A's keys of each kind that no longer work: revoked, and replaced by a rotation with no grace. */
+  revokedAgent: '',
+  revokedReviewer: '',
+  rotatedAgent: '',
+  rotatedReviewer: '',
+  /** A reviewer of tenant A without the role the rule file asks for `stripe.refund.*`. */
+  aReviewerNoRole: '',
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Res = { status: number; body: any };
@@ -118,6 +133,8 @@ interface RouteSpec {
   own: number;
   /** The owner's error code, when `own` is a refusal that still shows the call got through to the gate or run. */
   ownCode?: string;
+  /** The route is a decision the request's rule may restrict to roles. */
+  roleGated?: boolean;
 }
 
 const requestItem =
@@ -140,6 +157,8 @@ const runItem = (suffix: string, body?: unknown) => async () => {
 const MATRIX: Record<string, RouteSpec> = {
   'GET /healthz': { who: 'public', shape: 'public', target: async () => ({ path: '/healthz' }), own: 200 },
   'GET /': { who: 'public', shape: 'public', target: async () => ({ path: '/' }), own: 200 },
+  // Scrape target: counts only, no request data; unauthenticated like most Prometheus targets (README, Metrics).
+  'GET /metrics': { who: 'public', shape: 'public', target: async () => ({ path: '/metrics' }), own: 200 },
   // Whether sign-in is on; `/auth/login` and `/auth/callback` exist only with OIDC configured (not here).
   'GET /auth/oidc': { who: 'public', shape: 'public', target: async () => ({ path: '/auth/oidc' }), own: 200 },
   'POST /v1/approvals': {
@@ -166,6 +185,7 @@ const MATRIX: Record<string, RouteSpec> = {
     shape: 'item',
     target: requestItem('/decision', pendingRequest, (sha) => ({ decision: 'approve', payload_sha256: sha })),
     own: 200,
+    roleGated: true,
   },
   'POST /v1/approvals/:id/consume': {
     who: 'agent',
@@ -275,6 +295,41 @@ const COLUMNS: Record<string, Column> = {
       }
     }
   },
+  // Keys that worked once: refused at the door like no key, before anything about the target is looked at.
+  revoked_key: async (method, spec) => {
+    if (spec.who === 'public') return 'n/a';
+    const kinds = spec.who === 'any' ? (['agent', 'reviewer'] as const) : [spec.who];
+    for (const kind of kinds) {
+      const revoked = kind === 'agent' ? K.revokedAgent : K.revokedReviewer;
+      const rotated = kind === 'agent' ? K.rotatedAgent : K.rotatedReviewer;
+      for (const [key, why] of [
+        [revoked, /was revoked/],
+        [rotated, /replaced by a rotation/],
+      ] as const) {
+        const t = await spec.target();
+        const r = await call(method, t.path, key, t.body);
+        expect(r.status).toBe(401);
+        expect(r.body.error).toMatchObject({ code: 'unauthenticated', message: expect.stringMatching(why) });
+      }
+    }
+  },
+  // A reviewer of the right tenant without a role the request's rule names: 403 with the roles, and audited.
+  ineligible_role: async (method, spec) => {
+    if (!spec.roleGated) return 'n/a';
+    const t = await spec.target();
+    const r = await call(method, t.path, K.aReviewerNoRole, t.body);
+    expect(r.status).toBe(403);
+    expect(r.body.error).toMatchObject({ code: 'ineligible_reviewer', details: { roles_needed: ['finance'] } });
+    const trail = await until(async () => {
+      const a = await call('GET', `/v1/approvals/${t.id!}/audit`, K.aReviewer);
+      const refused = (a.body.events as { event_type: string; actor_id: string; data: { refusal?: string } }[]).find(
+        (e) => e.event_type === 'decision.refused' && e.actor_id === 'acme-rev-norole',
+      );
+      return refused;
+    });
+    expect(trail.data.refusal).toBe('IneligibleReviewer');
+    expect((await call('GET', `/v1/approvals/${t.id!}`, K.aReviewer)).body.status).toBe('requested');
+  },
   // Inside one tenant an agent sees only its own requests and runs (reviewers see the whole queue).
   other_agent: async (method, spec) => {
     if (spec.who !== 'agent' && spec.who !== 'any') return 'n/a';
@@ -322,13 +377,24 @@ beforeAll(async () => {
     port: await freePort(),
     temporalAddress: process.env.TEMPORAL_ADDRESS,
     taskQueue: worker.taskQueue,
+    policyFile: path.join(dir, 'rules.yaml'),
   };
+  fs.writeFileSync(cfg.policyFile, 'rules:\n  - action: stripe.refund.*\n    roles: [finance]\n');
   api = await startApiServer(cfg, { domains: [tripDomain] });
   const store = new KeyStore(db);
   await store.migrate();
   K.aAgent = (await store.create('agent', 'acme-bot', { tenant: 'acme' })).key;
   K.aAgent2 = (await store.create('agent', 'acme-bot-2', { tenant: 'acme' })).key;
-  K.aReviewer = (await store.create('reviewer', 'acme-rev', { tenant: 'acme' })).key;
+  K.aReviewer = (await store.create('reviewer', 'acme-rev', { tenant: 'acme', roles: ['finance'] })).key;
+  K.aReviewerNoRole = (await store.create('reviewer', 'acme-rev-norole', { tenant: 'acme', roles: ['support'] })).key;
+  for (const kind of ['agent', 'reviewer'] as const) {
+    const revoked = (await store.create(kind, `acme-revoked-${kind}`, { tenant: 'acme', roles: ['finance'] })).key;
+    await store.revoke(kind, `acme-revoked-${kind}`);
+    const rotated = (await store.create(kind, `acme-rotated-${kind}`, { tenant: 'acme', roles: ['finance'] })).key;
+    await store.rotate(kind, `acme-rotated-${kind}`, { graceSeconds: 0 });
+    if (kind === 'agent') [K.revokedAgent, K.rotatedAgent] = [revoked, rotated];
+    else [K.revokedReviewer, K.rotatedReviewer] = [revoked, rotated];
+  }
   K.bAgent = (await store.create('agent', 'globex-bot', { tenant: 'globex' })).key;
   K.bReviewer = (await store.create('reviewer', 'globex-rev', { tenant: 'globex' })).key;
 
