@@ -69,19 +69,29 @@ export class ToolGates {
     return opened.request_id;
   }
 
-  /** Opens every call's gate at once and resolves when all are decided, in call order. */
-  decide(calls: readonly GatedCall[]): Promise<CallDecision[]> {
-    return Promise.all(calls.map(async (call) => this.wait(call, await this.open(call))));
+  /**
+   * Opens every call's gate at once and resolves when all are decided, in call order.
+   * When one fails (a refused create, an unreachable server) the others stop waiting
+   * too; their gates stay open, and asking again reattaches to them.
+   */
+  async decide(calls: readonly GatedCall[]): Promise<CallDecision[]> {
+    const stop = new AbortController();
+    const signal = this.o.signal ? AbortSignal.any([this.o.signal, stop.signal]) : stop.signal;
+    try {
+      return await Promise.all(calls.map(async (call) => this.wait(call, await this.open(call), signal)));
+    } finally {
+      stop.abort();
+    }
   }
 
   /** Polls a gate until it leaves `requested`. */
-  async wait(call: GatedCall, requestId: string): Promise<CallDecision> {
+  async wait(call: GatedCall, requestId: string, signal = this.o.signal): Promise<CallDecision> {
     for (;;) {
-      this.o.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       const view = await this.o.gate.get(requestId);
       const d = decisionOf(call, view);
       if (d) return d;
-      await sleep(this.o.pollIntervalMs ?? 1000, this.o.signal);
+      await sleep(this.o.pollIntervalMs ?? 1000, signal);
     }
   }
 
