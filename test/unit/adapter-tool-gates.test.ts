@@ -1,3 +1,4 @@
+import { gateRequestId } from '../../src/adapters/common/call-evidence';
 import { GateRequestError } from '../../src/adapters/common/errors';
 import { ToolGates } from '../../src/adapters/common/tool-gates';
 import type { GateTransport } from '../../src/adapters/common/transport';
@@ -10,7 +11,11 @@ function pendingServer(refuse: string) {
     create: async (body) => {
       if (body.trigger_event_id === refuse) throw new GateRequestError(422, 'secret_in_payload', 'carries a secret');
       return {
-        request_id: `appr_${String(body.trigger_event_id)}`,
+        request_id: gateRequestId(gate, 'test', {
+          toolName: 'refund',
+          callId: String(body.trigger_event_id),
+          args: {},
+        }),
         status: 'requested',
         expires_at: '',
         payload_sha256: 'x',
@@ -36,6 +41,13 @@ describe('ToolGates', () => {
     const readsThen = server.reads.length;
     await new Promise((r) => setTimeout(r, 100));
     expect(server.reads.length).toBe(readsThen);
+  });
+
+  it('derives the gate id as the server does, with the tenant outside the default tenant', () => {
+    const call = { toolName: 'refund', callId: 'c1', args: {} };
+    const plain = gateRequestId({ agentId: 'agent-1' }, 'test', call);
+    expect(gateRequestId({ agentId: 'agent-1', tenant: 'default' }, 'test', call)).toBe(plain);
+    expect(gateRequestId({ agentId: 'agent-1', tenant: 'acme' }, 'test', call)).not.toBe(plain);
   });
 
   it('refuses to take an approval the gate has not given, before anything runs', async () => {
