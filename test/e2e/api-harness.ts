@@ -8,6 +8,7 @@ import type { AuditEvent } from '../../src/core/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
+import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 
 /** A response as the tests read it. */
@@ -37,10 +38,16 @@ export class ApiHarness {
     readonly gate: GateClient,
     readonly audit: AuditStore,
     readonly client: Client,
-    private readonly parts: { app: FastifyInstance; worker: RunningWorker; connection: Connection; db: Db },
+    private readonly parts: { app?: FastifyInstance; worker?: RunningWorker; connection: Connection; db: Db },
   ) {}
 
+  /**
+   * In-process by default; in the production suite (GATE_STACK_TARGET set) the same
+   * tests drive the stack: its API, its two workers and its PostgreSQL stores.
+   */
   static async start(): Promise<ApiHarness> {
+    const target = stackTarget();
+    if (target) return ApiHarness.onStack(target);
     const db = openDb({ sqliteFile: ':memory:' });
     const audit = new AuditStore(db);
     await audit.migrate();
@@ -76,14 +83,29 @@ export class ApiHarness {
     return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
   }
 
+  private static async onStack(t: StackTarget): Promise<ApiHarness> {
+    const db = openDb({ databaseUrl: t.info.database_url, sqliteFile: ':memory:' });
+    const audit = new AuditStore(db);
+    const { client, connection } = await testClient();
+    const gate = new GateClient(client, { taskQueue: t.taskQueue, audit });
+    const keys: Keys = {
+      agent: targetKey(t, 'agent', 'agent-1'),
+      otherAgent: targetKey(t, 'agent', 'agent-2'),
+      reviewer: targetKey(t, 'reviewer', 'rev-1'),
+      reviewer2: targetKey(t, 'reviewer', 'rev-2'),
+      agentAsReviewer: targetKey(t, 'reviewer', 'agent-1'),
+    };
+    return new ApiHarness(t.info.api_url, keys, gate, audit, client, { connection, db });
+  }
+
   /** A further key, for tests that need many distinct reviewers. */
   async createKey(kind: 'agent' | 'reviewer', id: string): Promise<string> {
     return (await new KeyStore(this.parts.db).create(kind, id)).key;
   }
 
   async stop(): Promise<void> {
-    await this.parts.app.close();
-    await this.parts.worker.stop();
+    await this.parts.app?.close();
+    await this.parts.worker?.stop();
     await this.parts.connection.close();
     await this.parts.db.close();
   }
