@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WORKER_BOUNDARIES, type WorkerBoundary } from '../src/activities/boundaries';
-import { runCell, type CellResult } from '../test/chaos/engine';
+import { emptyCell, runBatch, type CellResult } from '../test/chaos/engine';
 import { chaosContext } from '../test/chaos/context';
 import { FAULTS, type Fault } from '../test/chaos/faults';
 import { chaosTable } from '../test/chaos/table';
@@ -42,6 +42,13 @@ function gate(args: string[], env: NodeJS.ProcessEnv): string {
   return r.stdout;
 }
 
+function writeOut(cells: CellResult[], started: number, trials: number, batchSize: number): void {
+  const out = arg('out');
+  const minutes = Number(((Date.now() - started) / 60_000).toFixed(1));
+  if (out)
+    fs.writeFileSync(out, JSON.stringify({ cells, minutes, trials, batchSize, table: chaosTable(cells) }, null, 2));
+}
+
 async function main(): Promise<number> {
   const ci = process.argv.includes('--ci');
   const trials = Number(arg('trials') ?? (ci ? 1 : 50));
@@ -66,17 +73,25 @@ async function main(): Promise<number> {
   const info = JSON.parse(gate(['stack', 'up', '--json'], full)) as { api_url: string; database_url: string };
   console.error(`chaos: stack up in ${dir}`);
   const { ctx, db } = await chaosContext(env, info, (l) => console.error(l));
-  const cells: CellResult[] = [];
+  const cells: CellResult[] = faults.flatMap((f) => boundaries.map((b) => emptyCell(f, b)));
   const started = Date.now();
   try {
-    for (const fault of faults)
-      for (const boundary of boundaries) {
-        if (Date.now() - started > budgetMs) {
-          console.error(`chaos: time budget spent; ${fault} @ ${boundary} and later cells not run`);
-          continue;
-        }
-        cells.push(await runCell(ctx, fault, boundary, trials, batchSize));
+    // Round-robin, one batch per cell a round: when the time budget ends the run, every
+    // cell has had the same number of batches. A cell stops after 4 batches per wanted
+    // trial's worth (a boundary that is never reached must not spin forever).
+    for (let round = 0; round < Math.max(4, trials); round++) {
+      const open = cells.filter((c) => c.trials < trials);
+      if (open.length === 0) break;
+      for (const c of open) {
+        if (Date.now() - started > budgetMs) break;
+        await runBatch(ctx, c, trials, batchSize);
       }
+      if (Date.now() - started > budgetMs) {
+        console.error(`chaos: time budget spent after round ${round + 1}`);
+        break;
+      }
+      writeOut(cells, started, trials, batchSize); // partial results survive an interrupted run
+    }
   } finally {
     await db.close();
     try {
@@ -91,8 +106,7 @@ async function main(): Promise<number> {
   console.log(table);
   console.log(`\n${cells.length} cells, ${minutes} min; asked ${trials} trials per cell, batches of ${batchSize}`);
   for (const c of cells) for (const n of c.notes) console.log(`note: ${c.fault} @ ${c.boundary}: ${n}`);
-  const out = arg('out');
-  if (out) fs.writeFileSync(out, JSON.stringify({ cells, minutes: Number(minutes), trials, batchSize }, null, 2));
+  writeOut(cells, started, trials, batchSize);
   const bad = cells.reduce((a, c) => a + c.lost + c.double + c.stuck + c.wrong, 0);
   return bad === 0 ? 0 : 1;
 }

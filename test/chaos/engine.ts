@@ -220,6 +220,20 @@ async function check(
   return undefined;
 }
 
+export function emptyCell(fault: Fault, boundary: WorkerBoundary): CellResult {
+  return { fault, boundary, trials: 0, lost: 0, double: 0, stuck: 0, wrong: 0, notes: [] };
+}
+
+/** One more batch for a cell that still lacks trials; the batch size shrinks to what is missing. */
+export async function runBatch(ctx: ChaosContext, r: CellResult, want: number, batchSize: number): Promise<void> {
+  // A killed single worker holds about half of a batch: ask for twice the missing trials.
+  const missing = want - r.trials;
+  const n = Math.min(batchSize, r.fault === 'kill_one_worker' ? missing * 2 : missing);
+  const started = Date.now();
+  await batch(ctx, r.fault, r.boundary, n, r);
+  ctx.log(`  ${r.fault} @ ${r.boundary}: ${r.trials}/${want} trials (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+}
+
 /** Runs batches until the cell has `want` faulted trials (or `maxBatches` ran). */
 export async function runCell(
   ctx: ChaosContext,
@@ -229,14 +243,7 @@ export async function runCell(
   batchSize: number,
   maxBatches = Math.max(4, want),
 ): Promise<CellResult> {
-  const r: CellResult = { fault, boundary, trials: 0, lost: 0, double: 0, stuck: 0, wrong: 0, notes: [] };
-  for (let b = 0; b < maxBatches && r.trials < want; b++) {
-    // A killed single worker holds about half of a batch: ask for twice the missing trials.
-    const missing = want - r.trials;
-    const n = Math.min(batchSize, fault === 'kill_one_worker' ? missing * 2 : missing);
-    const started = Date.now();
-    await batch(ctx, fault, boundary, n, r);
-    ctx.log(`  ${fault} @ ${boundary}: ${r.trials}/${want} trials (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-  }
+  const r = emptyCell(fault, boundary);
+  for (let b = 0; b < maxBatches && r.trials < want; b++) await runBatch(ctx, r, want, batchSize);
   return r;
 }
