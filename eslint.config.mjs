@@ -23,7 +23,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    files: ['src/workflows/**/*.ts', 'src/workflow/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

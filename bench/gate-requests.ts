@@ -1,13 +1,14 @@
 // External-executor gates as the bench creates them: a create body as an agent would
-// send it, turned into a GateInput by the API's own `prepareCreate`, started with the
-// API's own `startOptions`.
+// send it, created by the API's own GateClient with the worker's audit store (so, as
+// behind the API, the client writes each gate's first audit event).
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { prepareCreate } from '../src/client/create-request';
-import { GATE_WORKFLOW_TYPE } from '../src/client/gate-views';
-import { startOptions } from '../src/client/start-options';
+import { GateClient } from '../src/client/gate-client';
 import { isTransientRejection } from '../src/client/temporal-errors';
 import type { DecisionMessage } from '../src/core/decision';
+import { AuditStore } from '../src/store/audit-store';
+import { openSqlite } from '../src/store/db';
 import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
 import { sleep } from './stats';
 
@@ -39,20 +40,24 @@ export interface StartedGate {
   handle: WorkflowHandle<typeof approvalGateWorkflow>;
 }
 
-/** Starts one external gate directly (no HTTP), exactly as GateClient.create starts it. */
+/** GateClient as the API configures it: the audit store of the worker in `dataDir`, no webhook receivers. */
+export function apiGateClient(client: Client, queue: string, dataDir: string): GateClient & { close(): Promise<void> } {
+  const db = openSqlite(path.join(dataDir, 'gate.db'));
+  const gates = new GateClient(client, { taskQueue: queue, audit: new AuditStore(db), webhookReceivers: 0 });
+  return Object.assign(gates, { close: () => db.close() });
+}
+
+/** Creates one external gate through GateClient.create (what POST /v1/approvals runs, without HTTP). */
 export async function startGate(
   client: Client,
-  queue: string,
+  gates: GateClient,
   tag: string,
   i: number,
   ttlSeconds?: number,
 ): Promise<StartedGate> {
-  const { requestId, input } = prepareCreate(createBody(tag, i, ttlSeconds), { agentId: AGENT_ID });
-  const handle = await client.workflow.start<typeof approvalGateWorkflow>(
-    GATE_WORKFLOW_TYPE,
-    startOptions(requestId, input, queue, randomUUID()),
-  );
-  return { id: requestId, payloadSha256: input.payload_sha256, handle };
+  const { request } = await gates.create(createBody(tag, i, ttlSeconds), { agentId: AGENT_ID });
+  const handle = client.workflow.getHandle<typeof approvalGateWorkflow>(request.request_id);
+  return { id: request.request_id, payloadSha256: request.payload_sha256, handle };
 }
 
 /** An approval by the bench's reviewer, bound to the request's payload hash. */

@@ -2,6 +2,7 @@
 // of the gate against a bare workflow with the same contract, at concurrency 1 and C.
 // Rounds alternate bare and gate; each figure is the median over the rounds.
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { GateClient } from '../src/client/gate-client';
 import { consumeUpdate, decideUpdate } from '../src/workflows/definitions';
 import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
@@ -9,6 +10,7 @@ import { progress, type BenchContext } from './context';
 import {
   AGENT_ID,
   REVIEWER_ID,
+  apiGateClient,
   approval,
   createBody,
   retryTransient,
@@ -36,7 +38,12 @@ interface RunResult {
   steps: Omit<Sample, 'total'>;
 }
 
-function drivers(client: Client, queues: Record<Kind, string>, retries: RetryCounter): Record<Kind, Driver> {
+function drivers(
+  client: Client,
+  queues: Record<Kind, string>,
+  gates: GateClient,
+  retries: RetryCounter,
+): Record<Kind, Driver> {
   const timed = async (
     start: () => Promise<WorkflowHandle>,
     approve: (h: WorkflowHandle) => Promise<unknown>,
@@ -66,7 +73,7 @@ function drivers(client: Client, queues: Record<Kind, string>, retries: RetryCou
     gate: async (tag, i) => {
       let gate: Awaited<ReturnType<typeof startGate>> | undefined;
       return timed(
-        async () => (gate = await startGate(client, queues.gate, tag, i)).handle, // prepareCreate is part of the gate's cost
+        async () => (gate = await startGate(client, gates, tag, i)).handle, // GateClient.create, as behind the API
         (h) => h.executeUpdate(decideUpdate, { args: [approval(gate!)] }),
         (h) => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT_ID }] }),
       );
@@ -106,7 +113,10 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const gateWorker = closers.add(await startGateWorker(ctx, 'overhead'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'overhead'));
     const retries: RetryCounter = { retries: 0 };
-    const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, retries);
+    const gates = closers.add(apiGateClient(ctx.client, gateWorker.taskQueue, gateWorker.env.GATE_DATA_DIR!), (g) =>
+      g.close(),
+    );
+    const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, gates, retries);
     for (const c of [1, cfg.concurrency]) {
       for (const kind of ['bare', 'gate'] as const)
         await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`);

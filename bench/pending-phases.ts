@@ -19,7 +19,7 @@ const FILL_TTL_SECONDS = 86_400;
 /** Starts `n` gates at concurrency `c` (workflow.start with startOptions); in creation order. Progress every 10% when given `rss`. */
 export async function fill(
   client: Client,
-  queue: string,
+  creator: GateClient,
   tag: string,
   n: number,
   c: number,
@@ -31,8 +31,8 @@ export async function fill(
   const t0 = now();
   const ms = await runConcurrent(n, c, async (i) => {
     if (i % 100 === 0) check();
-    // A retried start joins the same workflow (USE_EXISTING on the request id), so retrying is safe.
-    const g = await retryTransient(() => startGate(client, queue, tag, i, FILL_TTL_SECONDS));
+    // A retried create of the same key answers with the existing gate (GateClient.create), so retrying is safe.
+    const g = await retryTransient(() => startGate(client, creator, tag, i, FILL_TTL_SECONDS));
     gates.push({ id: g.id, payloadSha256: g.payloadSha256 });
     if (rss && (gates.length % step === 0 || gates.length === n)) {
       const secs = (now() - t0) / 1000;

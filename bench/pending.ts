@@ -3,11 +3,10 @@
 // system first, then with the queue full on the newest gates (in the worker's cache)
 // and the oldest (evicted, rebuilt from history); lists are timed through the API.
 import { randomUUID } from 'node:crypto';
-import { GateClient } from '../src/client/gate-client';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
-import { AGENT_ID } from './gate-requests';
+import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
@@ -37,7 +36,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   const workerRss = new RssSampler(worker.pid).start();
   const serverRss = ctx.server.pid ? new RssSampler(ctx.server.pid).start() : undefined;
   let api: BenchApi | undefined;
-  const gates = new GateClient(client, { taskQueue: queue });
+  const gates = apiGateClient(client, queue, env.GATE_DATA_DIR!);
   const check = (): void => {
     ctx.server.check();
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
@@ -55,7 +54,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:
     // a fresh worker process compiles its code paths on the first decisions).
     const warm = 5;
-    const idleAll = (await fill(client, queue, 'idle', cfg.decisions + warm, cfg.decisions + warm, check)).gates;
+    const idleAll = (await fill(client, gates, 'idle', cfg.decisions + warm, cfg.decisions + warm, check)).gates;
     const idleRefs = idleAll.slice(warm);
     await settle(idleAll, idleAll.length);
     await approveEach(gates, idleAll.slice(0, warm), check);
@@ -64,7 +63,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
-    const filled = await fill(client, queue, 'fill', cfg.pending, cfg.fillC, check, {
+    const filled = await fill(client, gates, 'fill', cfg.pending, cfg.fillC, check, {
       worker: workerRss,
       server: serverRss,
     });
@@ -115,6 +114,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
         progress(`pending: cleanup on ${queue} failed: ${String(err)}`),
       );
     await api?.close().catch(() => undefined);
+    await gates.close().catch(() => undefined);
     await worker.stop();
   }
 }

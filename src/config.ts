@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 
 /** Process configuration, read from the environment (DESIGN section 6). */
 export interface GateConfig {
@@ -23,6 +24,12 @@ export interface GateConfig {
   workflowCacheSize: number;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
+  workerMetricsAddress?: string;
+  /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
+  queueDepthTtlMs: number;
+  /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
+  oidc?: OidcSettings;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -46,9 +53,11 @@ export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
 /** Reads the configuration. Throws with the variable's name when one is malformed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
+  const port = int('GATE_PORT', 8787, env);
+  const host = env.GATE_HOST || '127.0.0.1';
   return {
-    port: int('GATE_PORT', 8787, env),
-    host: env.GATE_HOST || '127.0.0.1',
+    port,
+    host,
     dataDir: path.resolve(env.GATE_DATA_DIR || '.gate-data'),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalPort: int('GATE_TEMPORAL_PORT', 7233, env),
@@ -62,7 +71,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
+    queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
+    oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
   };
 }
 

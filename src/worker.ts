@@ -10,6 +10,7 @@ import { ensureSearchAttributes } from './dev/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
+import { installWorkerRuntime } from './telemetry/worker-runtime';
 
 /** Everything a worker process holds open. */
 export interface GateWorker {
@@ -96,6 +97,8 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 /** `gate worker`: runs until SIGINT or SIGTERM. */
 export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
+  // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
+  installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
     console.error(
@@ -107,6 +110,8 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
+  if (cfg.workerMetricsAddress)
+    console.error(`worker: Prometheus metrics on http://${cfg.workerMetricsAddress}/metrics`);
   if (opts.json)
     console.log(
       JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }),

@@ -6,6 +6,7 @@ import { ApprovalStatus } from '../core/lifecycle';
 import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
 import { principalOf, scopeOfRequest, type RequireKey } from './auth';
+import type { ApiMetrics } from './metrics';
 
 type WithId = { Params: { id: string } };
 
@@ -37,7 +38,23 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
  * and for an agent its own requests; anything else is a 404 like a missing id. Every
  * refusal is thrown as GateError and answered by the server's error handler.
  */
-export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKey: RequireKey): void {
+export function approvalRoutes(
+  app: FastifyInstance,
+  gate: GateClient,
+  requireKey: RequireKey,
+  metrics?: ApiMetrics,
+): void {
+  /** The result label of a forwarded call: its refusal code, or `error` for anything else. */
+  const counted = async <T>(count: (result: string) => void, call: () => Promise<T>, ok: (r: T) => string) => {
+    try {
+      const r = await call();
+      count(ok(r));
+      return r;
+    } catch (err) {
+      count(err instanceof GateError ? err.code : 'error');
+      throw err;
+    }
+  };
   const agent = requireKey('agent');
   const reviewer = requireKey('reviewer');
   const anyKey = requireKey();
@@ -50,6 +67,7 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
       idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
     };
     const { created, request } = await gate.create(req.body, caller);
+    metrics?.created((req.body as { action?: string } | undefined)?.action, created);
     void reply.code(created ? 201 : 200).header('location', `/v1/approvals/${request.request_id}`);
     return request;
   });
@@ -75,15 +93,29 @@ export function approvalRoutes(app: FastifyInstance, gate: GateClient, requireKe
     const body = DecisionBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('decision', body.error);
     const { decision_id, ...rest } = body.data;
-    return gate.decide(
-      req.params.id,
-      { ...rest, decision_id: decision_id ?? randomUUID(), reviewer_id: principalOf(req).id },
-      scopeOfRequest(req),
+    return counted(
+      (result) => metrics?.decisions.inc({ decision: rest.decision, result }),
+      () =>
+        gate.decide(
+          req.params.id,
+          {
+            ...rest,
+            decision_id: decision_id ?? randomUUID(),
+            reviewer_id: principalOf(req).id,
+            reviewer_roles: principalOf(req).roles ?? [],
+          },
+          scopeOfRequest(req),
+        ),
+      (r) => (r.applied ? 'applied' : 'replayed'),
     );
   });
 
   app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) =>
-    gate.consume(req.params.id, principalOf(req).id, scopeOfRequest(req)),
+    counted(
+      (result) => metrics?.consumes.inc({ result }),
+      () => gate.consume(req.params.id, principalOf(req).id, scopeOfRequest(req)),
+      () => 'consumed',
+    ),
   );
 
   app.post<WithId>('/v1/approvals/:id/cancel', { onRequest: agent }, async (req) => {

@@ -2,6 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
 import { scopeOf, type KeyKind, type Principal, type Scope } from '../core/tenant';
 import type { KeyStore } from '../store/key-store';
+import { looksLikeJwt, type OidcVerifier } from './oidc';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,14 +19,15 @@ export type RequireKey = (kind?: KeyKind) => onRequestAsyncHookHandler;
  * Throws 401 without `Authorization: Bearer <key>` or with an unknown key, 403 when the
  * key is of the other kind (an agent key on a decision).
  */
-export function keyAuth(keys: KeyStore): RequireKey {
+export function keyAuth(keys: KeyStore, oidc?: OidcVerifier): RequireKey {
   return (kind) =>
     async function authenticate(req: FastifyRequest): Promise<void> {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!m) throw new GateError(401, 'unauthenticated', 'send an API key as "Authorization: Bearer <key>"');
-      const principal = await keys.authenticate(m[1]!);
-      if (!principal) throw new GateError(401, 'unauthenticated', 'unknown API key');
+      const token = m[1]!;
+      // An ID token is a person signed in at the IdP: always a reviewer, named by its subject.
+      const principal = oidc && looksLikeJwt(token) ? await personOf(oidc, token) : await keyOwner(keys, token);
       if (kind && principal.kind !== kind) {
         throw new GateError(
           403,
@@ -35,6 +37,25 @@ export function keyAuth(keys: KeyStore): RequireKey {
       }
       req.principal = principal;
     };
+}
+
+async function personOf(oidc: OidcVerifier, token: string): Promise<Principal> {
+  const person = await oidc.verify(token);
+  return { tenant: person.tenant, id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc' };
+}
+
+const REFUSED = {
+  unknown: 'unknown API key',
+  revoked: 'this API key was revoked',
+  expired: 'this API key has expired',
+  rotated: 'this API key was replaced by a rotation and its grace period is over',
+} as const;
+
+/** The key's holder; 401 naming why a known key no longer works (revoked, expired, rotated out). */
+async function keyOwner(keys: KeyStore, token: string): Promise<Principal> {
+  const r = await keys.check(token);
+  if ('principal' in r) return r.principal;
+  throw new GateError(401, 'unauthenticated', r.since ? `${REFUSED[r.refused]} (${r.since})` : REFUSED[r.refused]);
 }
 
 /**

@@ -10,6 +10,8 @@ const KEY = 'gate.reviewerKey';
 const POLL_MS = 5000;
 let current = null; // the request in the detail view, as last fetched
 let listSeq = 0; // an older list answer never overwrites a newer one
+// Back from the organisation's sign-in (/auth/callback): the ID token is in the fragment. Keep it for this tab and drop it from the address bar.
+if (location.hash.startsWith('#id_token=')) { sessionStorage.setItem(KEY, decodeURIComponent(location.hash.slice(10))); history.replaceState(null, '', location.pathname); }
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); if (cls) e.className = cls; return e; }
 function say(text, bad) { const m = $('msg'); m.textContent = text; m.className = bad ? 'bad' : 'ok'; }
 function keyOf() { return sessionStorage.getItem(KEY); }
@@ -130,6 +132,7 @@ $('save').onclick = saveKey;
 $('key').onkeydown = onEnter(saveKey);
 $('forget').onclick = () => { sessionStorage.removeItem(KEY); current = null; $('rows').replaceChildren(); $('count').textContent = ''; $('detail').hidden = true; say('key forgotten', false); };
 $('refresh').onclick = refresh;
+fetch('/auth/oidc').then((r) => r.json()).then((c) => { $('sso').hidden = !c.enabled; }).catch(() => undefined);
 $('status').onchange = refresh;
 $('target').onkeydown = onEnter(refresh);
 $('approve').onclick = () => decide('approve');
@@ -160,7 +163,7 @@ export const REVIEWER_PAGE_HTML = `<!doctype html>
 <body>
 <h1>approval-gate: pending approvals</h1>
 <div class="row"><input id="key" type="password" size="60" placeholder="paste a reviewer key (gk_reviewer_…) and press Enter" autocomplete="off" aria-label="reviewer key">
-<button id="save">use key</button><button id="forget">forget key</button></div>
+<button id="save">use key</button><button id="forget">forget key</button> <a id="sso" href="/auth/login" hidden>sign in with your organisation</a></div>
 <p id="msg" role="status" aria-live="polite"></p>
 <div class="row"><label>status <select id="status"><option>requested</option><option>approved</option><option>denied</option><option>expired</option>
 <option>consumed</option><option>cancelled</option><option>invalidated</option><option value="">any</option></select></label>

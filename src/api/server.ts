@@ -9,6 +9,8 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-policy';
+import { OidcVerifier } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
@@ -18,6 +20,7 @@ import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
 import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -54,6 +57,29 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
+  metrics?: ApiMetrics;
+  /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
+  queueDepthTtlMs?: number;
+  /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
+  oidc?: OidcVerifier;
+}
+
+/** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<FastifyInstance, RouteInfo[]>();
+
+/**
+ * Every route the server registered (HEAD twins of GET routes left out), in order,
+ * including routes of plugins, domains and `extraRoutes`: what the auth-matrix test
+ * walks, so a route added without an entry in the matrix fails it.
+ */
+export function routesOf(app: FastifyInstance): RouteInfo[] {
+  return [...(ROUTES.get(app) ?? [])];
 }
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
@@ -61,9 +87,19 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   const app: FastifyInstance = (deps.logger
     ? Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES })
     : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
+  const routes: RouteInfo[] = [];
+  ROUTES.set(app, routes);
+  // Registered before any route, so it sees them all (plugins inherit it).
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   installJsonParser(app);
   installErrorHandlers(app);
-  const requireKey = keyAuth(deps.keys);
+  const requireKey = keyAuth(deps.keys, deps.oidc);
+  oidcRoutes(app, deps.oidc);
+  const metrics =
+    deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
+  metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -73,7 +109,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       .header('x-content-type-options', 'nosniff');
     return REVIEWER_PAGE_HTML;
   });
-  approvalRoutes(app, deps.gate, requireKey);
+  approvalRoutes(app, deps.gate, requireKey, metrics);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -143,7 +179,14 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     const domains = await resolveDomains(opts.domains ?? [], { db });
     connection = await Connection.connect({ address: temporalAddressOf(cfg) });
     const temporal = new Client({ connection, namespace: cfg.namespace });
-    const gate = new GateClient(temporal, { taskQueue: cfg.taskQueue, namespace: cfg.namespace, audit, policy });
+    // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
+    const gate = new GateClient(temporal, {
+      taskQueue: cfg.taskQueue,
+      namespace: cfg.namespace,
+      audit,
+      webhookReceivers: cfg.webhookUrls.length,
+      policy,
+    });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
     const app = createApiServer({
@@ -154,7 +197,9 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       db,
       domains,
       logger,
+      queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
     const addr = app.server.address() as AddressInfo;

@@ -58,12 +58,12 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       { path: '$.agent_id' },
     );
   }
-  if (b.executor === 'tool') {
-    // A tool gate needs a domain session to run in; only an agent run can give it one.
+  if (b.executor !== 'external') {
+    // A tool gate needs a domain session to run in (an agent run gives it one); a workflow gate, a parent workflow.
     throw new GateError(
       422,
       'invalid_request',
-      'executor "tool" is only for gates started by an agent run; use "external"',
+      `executor "${b.executor}" is only for gates started by an agent run or a workflow; use "external"`,
       [{ path: '$.executor', message: 'not available here' }],
     );
   }

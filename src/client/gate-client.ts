@@ -14,6 +14,7 @@ export type { AuditView } from './audit-view';
 import { DecisionMessage, type DecisionResult } from '../core/decision';
 import { decisionKey } from '../core/gate-state';
 import { isFailureType } from '../core/failure-types';
+import type { ApprovalStatus } from '../core/lifecycle';
 import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
@@ -35,6 +36,7 @@ import {
   GATE_WORKFLOW_TYPE,
   gateOwnership,
   memoOf,
+  quote,
   statusOf,
   summaryOf,
   visibilityFilter,
@@ -43,6 +45,7 @@ import {
   type ListFilter,
   type RequestRef,
 } from './gate-views';
+import { requestedEvent } from '../core/requested-event';
 import { startOptions } from './start-options';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
@@ -57,6 +60,13 @@ export interface GateClientOptions {
   queryTimeoutMs?: number;
   /** How long an update waits for a worker before failing with 503 (default 30 s). */
   updateTimeoutMs?: number;
+  /**
+   * Webhook receivers the workers deliver to (their `GATE_WEBHOOK_URLS`). When it is 0
+   * and `audit` is set, `create` writes the gate's `approval.requested` event to the store
+   * itself, which saves each new gate one activity and one workflow task. Left unset, the
+   * gate writes it (and its webhook is not delayed to the gate's next batch).
+   */
+  webhookReceivers?: number;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
 }
@@ -107,11 +117,18 @@ export class GateClient {
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
+    const { audit, webhookReceivers } = this.options;
+    const writeFirst = audit !== undefined && webhookReceivers === 0;
+    if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,
         startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
       );
+      // Only after the start: a refused start (a replayed key) must not leave a second first event.
+      // A failed write is not the caller's problem: the gate's next batch sends the event again.
+      if (writeFirst && input.requested_event)
+        await audit.appendMany([requestedEvent(input, input.requested_event)]).catch(() => undefined);
       return {
         created: true,
         request: {
@@ -177,6 +194,16 @@ export class GateClient {
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /**
+   * How many gates of this deployment (its task queue) visibility holds in `status`:
+   * eventually consistent, the source of the queue depth metric.
+   */
+  async count(status: ApprovalStatus): Promise<number> {
+    const query = `${visibilityFilter({ status }).query} AND TaskQueue = ${quote(this.options.taskQueue)}`;
+    const { count } = await this.client.workflow.count(query);
+    return count;
   }
 
   /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */

@@ -27,6 +27,11 @@ export const AuditEventType = {
   /** The run continued as a new workflow execution; the chain goes on there. */
   RunContinued: 'run.continued',
   SignalRefused: 'signal.refused',
+  /** API key lifecycle, each in the key's own chain (`key:<kind>:<id>`). */
+  KeyCreated: 'key.created',
+  KeyRotated: 'key.rotated',
+  KeyRevoked: 'key.revoked',
+  KeyRolesChanged: 'key.roles_changed',
 } as const;
 export type AuditEventType = (typeof AuditEventType)[keyof typeof AuditEventType];
 

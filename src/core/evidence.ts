@@ -98,8 +98,12 @@ export const EvidencePayload = sharedSchema('evidence.EvidencePayload', () =>
 );
 export type EvidencePayload = z.infer<typeof EvidencePayload>;
 
-/** Which side runs the approved action. */
-export const Executor = sharedSchema('evidence.Executor', () => z.enum(['external', 'tool']));
+/**
+ * Which side runs the approved action: `external` consumes once over the API, `tool` is
+ * run by the gate itself, `workflow` is the parent workflow that opened the gate with
+ * `requireApproval` (the approval is consumed by being returned to it).
+ */
+export const Executor = sharedSchema('evidence.Executor', () => z.enum(['external', 'tool', 'workflow']));
 export type Executor = z.infer<typeof Executor>;
 
 /** Body of `POST /v1/approvals`. */

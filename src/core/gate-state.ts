@@ -5,7 +5,7 @@ import { digest } from './hashing';
 import { isTerminal, transition, type LifecycleEvent } from './lifecycle';
 import { isEligible } from './reviewer-policy';
 
-export type { AuditSpec, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
+export type { AuditSpec, GateCarry, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
 
 /** Fresh state for a new gate. */
 export function initialGateState(input: GateInput, now: string): GateState {
@@ -303,7 +303,10 @@ export function refuseConsume(s: GateState, consumerId: string, order: RefusalOr
   if (s.executor !== 'external')
     return {
       type: 'IllegalTransition',
-      message: 'this request is executed by its gate (tool executor); it cannot be consumed from outside',
+      message:
+        s.executor === 'tool'
+          ? 'this request is executed by its gate (tool executor); it cannot be consumed from outside'
+          : 'this request is consumed by the workflow that opened it; it cannot be consumed from outside',
     };
   if (consumerId !== s.payload.agent_id)
     return {

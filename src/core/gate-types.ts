@@ -1,4 +1,4 @@
-import type { AuditEventType, ActorType } from './audit';
+import type { AuditEvent, AuditEventType, ActorType } from './audit';
 import type { DecisionResult, DecisionWord } from './decision';
 import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
@@ -21,6 +21,50 @@ export interface GateInput {
   run_id?: string;
   /** The tool call the gate stands for, within its run. */
   call_id?: string;
+  /** For the `workflow` executor: the workflow that opened the gate and receives the approval. */
+  parent?: {
+    workflow_id: string;
+    /** The caller's activity run right before the hand-over (mismatch: `invalidated`), on the caller's task queue. */
+    recheck?: { activity: string; task_queue: string };
+  };
+  /**
+   * Set when the creator writes the `approval.requested` event to the audit store itself
+   * (right after the start): the gate builds the same event from these ids and schedules
+   * no store write for it; its next batch sends it again (the insert is idempotent), so a
+   * creator that crashed before writing loses nothing.
+   */
+  requested_event?: { event_id: string; timestamp: string };
+  /**
+   * History events one execution may reach before the gate continues as new (default
+   * 10,000; Temporal's own suggestion to continue also counts), so a flood of messages
+   * cannot grow a gate's history without bound.
+   */
+  max_history_events?: number;
+  /** Set by the gate itself when it continues as new: what the previous execution held. */
+  continued?: GateCarry;
+}
+
+/** A webhook a gate still has to deliver (the body of a `deliverWebhooks` call). */
+export interface WebhookMessage {
+  message_id: string;
+  event_type: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * What a gate hands to its next execution: the state, the whole audit chain, the refusal
+ * count, and what its trail had not finished (store writes not yet acknowledged, webhooks
+ * not yet delivered), which the next execution sends again (inserts and receivers are
+ * idempotent by id). Nothing waits for a round trip, so a handover cannot be outrun by a flood.
+ */
+export interface GateCarry {
+  state: GateState;
+  events: AuditEvent[];
+  refusals_recorded: number;
+  unwritten: { event: AuditEvent; webhook?: WebhookMessage }[];
+  deliveries: WebhookMessage[];
+  /** Executions so far, this one included (1 for the first). */
+  executions: number;
 }
 
 /** One reviewer's approval (approve or modify) counted toward the quorum. */
@@ -90,6 +134,8 @@ export interface GateState {
   busy_key?: string;
   /** Refusals past the audit cap (a flood of bad messages): counted here, not recorded one by one. */
   refusals_unrecorded?: number;
+  /** Executions of the gate workflow so far, when it has continued as new (absent: one). */
+  executions?: number;
   updated_at: string;
 }
 

@@ -28,6 +28,10 @@ export interface Principal {
   tenant: string;
   kind: KeyKind;
   id: string;
+  /** A reviewer's roles (its key's, or the ID token's roles claim), checked against the request's rule. */
+  roles?: string[];
+  /** Set for a person signed in with an OpenID Connect ID token; absent for an API key. */
+  via?: 'oidc';
 }
 
 /**

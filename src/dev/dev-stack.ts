@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig, type GateConfig } from '../config';
 import { createGateWorker, type GateWorker } from '../worker';
 import { startApiServer } from '../api/server';
@@ -8,6 +7,7 @@ import { configuredDomains } from '../domain/configured';
 import type { DomainSource } from '../domain/types';
 import { ensureSearchAttributes } from './search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
+import { installWorkerRuntime } from '../telemetry/worker-runtime';
 
 /** A running local stack: dev server (unless TEMPORAL_ADDRESS), worker and HTTP API. */
 export interface DevStack {
@@ -28,7 +28,8 @@ export async function startDevStack(
   domains: readonly DomainSource[] = configuredDomains(),
 ): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
-  quietWorkerLogs();
+  // The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it.
+  installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL });
   let server: DevServer | undefined;
   let address = cfg.temporalAddress;
   if (!address) {
@@ -67,20 +68,6 @@ export async function startDevStack(
     await worker?.shutdown().catch(() => undefined);
     await server?.stop();
     throw err;
-  }
-}
-
-/** The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it. */
-function quietWorkerLogs(): void {
-  const level = (process.env.GATE_LOG_LEVEL ?? 'warn').toUpperCase();
-  try {
-    Runtime.install({
-      logger: new DefaultLogger(
-        ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? (level as 'WARN') : 'WARN',
-      ),
-    });
-  } catch {
-    /* a runtime exists already (tests); keep it */
   }
 }
 

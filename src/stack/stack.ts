@@ -99,8 +99,12 @@ async function workflowBundle(s: StackSettings, log: (l: string) => void): Promi
 
 /** Starts one worker process (`gate worker`) and waits until it polls. */
 export async function startWorker(s: StackSettings, index: number, timeoutMs = 120_000): Promise<number> {
+  const env = gateEnv(s, bundleOf(s));
+  // Two workers cannot share one Prometheus port: worker N takes the given port + N - 1.
+  const metrics = /^(.*):(\d+)$/.exec(env.GATE_WORKER_METRICS_ADDRESS ?? '');
+  if (metrics) env.GATE_WORKER_METRICS_ADDRESS = `${metrics[1]}:${Number(metrics[2]) + index}`;
   const d = startDaemon(process.execPath, [GATE_BIN, 'worker'], {
-    env: gateEnv(s, bundleOf(s)),
+    env,
     log: logFile(s, `worker-${index + 1}`),
     cwd: PROJECT_ROOT,
   });

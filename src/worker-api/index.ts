@@ -13,3 +13,4 @@ export type {
   RiskClass,
   ToolOutput,
 } from '../domain/types';
+export { approvalGatePlugin, type ApprovalGatePluginOptions } from './plugin';

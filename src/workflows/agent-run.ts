@@ -21,6 +21,7 @@ import { GATE_AGENT, GATE_RUN_STATUS } from './definitions';
 import { ERROR_CLASSES_PATCH, failureMessageOf, failureTypeOf, namedFailure, refusalFailure } from './failures';
 import { continueReasonNow, continueRun, restoreConversation, RUN_CONTINUE_AS_NEW_PATCH } from './run-continuation';
 import { runToolCall, type CallContext } from './tool-call';
+import { observeRunEvent } from './gate-metrics';
 import {
   argsFinalizedSignal,
   getRunQuery,
@@ -78,7 +79,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   };
   const answers = new Map<string, InteractionResponse>();
   const denied = new Set<string>(carried?.denied ?? []);
-  const trail = new AuditTrail(input.run_id, null, () => ({ run_id: input.run_id }), carried?.audit_head);
+  const trail = new AuditTrail(
+    input.run_id,
+    null,
+    () => ({ run_id: input.run_id }),
+    carried?.audit_head,
+    (e) => observeRunEvent(input.domain, e),
+  );
 
   const setStatus = (status: RunStatus): void => {
     view.status = status;

@@ -25,8 +25,11 @@ import {
   type GateState,
   type Modification,
 } from '../core/gate-state';
+import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
+import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
+import { handOver } from './hand-over';
 import {
   cancelSignal,
   cancelUpdate,
@@ -44,6 +47,7 @@ import {
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
+import { countDecision, observeGateEvent } from './gate-metrics';
 import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
 
@@ -60,6 +64,11 @@ export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
 /** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
 export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
 /**
+ * Patch id of the creator-written first event (`GateInput.requested_event`). Executions
+ * started without that field, or recorded before it, append `approval.requested` themselves.
+ */
+export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
+/**
  * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
  * decisions from reviewers without one of them, whichever way the decision arrives.
  */
@@ -72,18 +81,25 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
  * re-checks the snapshot and runs the tool itself, keyed by the request id.
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
-  const state = initialGateState(input, now());
-  const trail = new AuditTrail(state.request_id, state.payload_sha256, () => ({
-    request_id: state.request_id,
-    status: state.status,
-    action: state.payload.action,
-    target: state.payload.target,
-    agent_id: state.payload.agent_id,
-    summary: state.payload.summary,
-    payload_sha256: state.payload_sha256,
-    expires_at: state.expires_at,
-    ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
-  }));
+  const carried = input.continued; // set when the previous execution's history was full
+  const state = carried ? carried.state : initialGateState(input, now());
+  const trail = new AuditTrail(
+    state.request_id,
+    state.payload_sha256,
+    () => ({
+      request_id: state.request_id,
+      status: state.status,
+      action: state.payload.action,
+      target: state.payload.target,
+      agent_id: state.payload.agent_id,
+      summary: state.payload.summary,
+      payload_sha256: state.payload_sha256,
+      expires_at: state.expires_at,
+      ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+    }),
+    undefined,
+    (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+  );
 
   const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
   // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
@@ -124,6 +140,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
+    countDecision(state, d.decision);
     events.forEach((e) => trail.append(e));
     publish();
     if (mod && input.run_id && input.call_id) {
@@ -142,7 +159,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
 
   // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
   const capAll = patched(REFUSAL_CAP_PATCH);
-  let refusalsRecorded = 0;
+  let refusalsRecorded = carried?.refusals_recorded ?? 0;
   /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
   const underCap = (): boolean => {
     if (++refusalsRecorded <= MAX_RECORDED_REFUSALS) return true;
@@ -173,29 +190,23 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     return state;
   };
 
-  // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
-  // start as soon as its handler is registered, which is below and before the first await.
-  upsert([
-    { key: GATE_ACTION, value: state.payload.action },
-    { key: GATE_AGENT, value: state.payload.agent_id },
-    { key: GATE_TARGET, value: state.payload.target },
-    ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
-  ]);
-  trail.append({
-    event_type: 'approval.requested',
-    actor_type: 'agent',
-    actor_id: state.payload.agent_id,
-    note: state.payload.summary,
-    data: {
-      action: state.payload.action,
-      target: state.payload.target,
-      approvals_required: state.approvals_required,
-      executor: state.executor,
-      expires_at: state.expires_at,
-      args_sha256: state.final_args_sha256,
-      ...(state.payload.reviewer_policy ? { reviewer_policy: state.payload.reviewer_policy } : {}),
-    },
-  });
+  if (carried) {
+    trail.resume(carried); // search attributes and memo came with the continuation
+  } else {
+    // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
+    // start as soon as its handler is registered, which is below and before the first await.
+    upsert([
+      { key: GATE_ACTION, value: state.payload.action },
+      { key: GATE_AGENT, value: state.payload.agent_id },
+      { key: GATE_TARGET, value: state.payload.target },
+      ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
+    ]);
+    const requested = requestedSpec(state);
+    // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
+    if (input.requested_event && patched(CREATOR_REQUESTED_EVENT_PATCH))
+      trail.appendStored(requested, input.requested_event);
+    else trail.append(requested);
+  }
   publish();
 
   // Handlers are registered before the first await, so a decision sent right after creation is never lost.
@@ -288,11 +299,22 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }
   });
 
+  // Decided once at the start: executions recorded before it never check their history length.
+  const canContinue = patched(GATE_CONTINUE_AS_NEW_PATCH);
+  const full = (): boolean => canContinue && historyFull(input);
   try {
-    await awaitDecision(state, input, trail);
+    // A continued execution may start decided (a decision arrived while the last one handed over).
+    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full);
+    if (full() && state.status === 'requested') await continueGate(input, state, trail, refusalsRecorded);
     publish();
     if (state.status === 'approved') {
-      if (state.executor === 'external') await awaitConsume(state, input, trail);
+      if (state.executor === 'external') {
+        await awaitConsume(state, input, trail, full);
+        if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
+      }
+      // New in the workflow executor; no recorded history has it, so no patch is needed.
+      else if (state.executor === 'workflow')
+        await CancellationScope.nonCancellable(() => handOver(state, input, trail));
       else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
       publish();
     }

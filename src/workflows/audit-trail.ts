@@ -8,8 +8,9 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { chainEvent, WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
-import type { AuditSpec } from '../core/gate-state';
+import { WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
+import { auditEventFor, type RequestedEventIds } from '../core/requested-event';
+import type { AuditSpec, GateCarry } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
@@ -75,6 +76,8 @@ export class AuditTrail {
   private readonly deliveries: Delivery[] = [];
   /** Batched path: events not yet handed to the store, with their webhook inputs. */
   private unsent: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
+  /** The batch being written right now (acknowledged when its activity completes). */
+  private inflight: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
   private writer: Promise<void> | undefined;
   private readonly mode: TrailMode;
 
@@ -85,6 +88,8 @@ export class AuditTrail {
     private readonly webhookData: () => Record<string, unknown>,
     /** The last event of the chain so far, when it continues one (a run after continue-as-new). */
     private head?: AuditEvent,
+    /** Sees each appended event (metrics); must not issue commands. */
+    private readonly observe?: (event: AuditEvent) => void,
   ) {
     // Decided once per execution, newest first: a history keeps the path it was recorded on.
     this.mode = patched(AUDIT_DURABLE_BATCH_PATCH)
@@ -94,25 +99,35 @@ export class AuditTrail {
         : 'per-event';
   }
 
+  /**
+   * Takes over the chain of the execution before this one (continue-as-new), with what it
+   * had not finished: its unacknowledged writes are sent again, its open webhooks delivered again.
+   */
+  resume(carry: Pick<GateCarry, 'events' | 'unwritten' | 'deliveries'>): void {
+    this.events.push(...carry.events);
+    this.unsent.push(...carry.unwritten);
+    if (this.unsent.length > 0) this.writer ??= this.writeBatches();
+    for (const d of carry.deliveries) this.deliver(d);
+  }
+
+  /** What this execution has not finished, for the next one: writes in flight or queued, webhooks undelivered. */
+  handOver(): Pick<GateCarry, 'events' | 'unwritten' | 'deliveries'> {
+    return {
+      events: [...this.events],
+      unwritten: [...this.inflight, ...this.unsent],
+      deliveries: this.deliveries.filter((d) => !d.done).map((d) => d.input),
+    };
+  }
+
   /** The newest event of the chain, whether or not it is still held in `events`. */
   get last(): AuditEvent | undefined {
     return this.events[this.events.length - 1] ?? this.head;
   }
 
   append(spec: AuditSpec): AuditEvent {
-    const event = chainEvent(this.last, {
-      event_id: `evt_${uuid4()}`, // workflow uuid4: deterministic on replay
-      request_id: this.requestId,
-      event_type: spec.event_type,
-      actor_type: spec.actor_type,
-      actor_id: spec.actor_id,
-      payload_sha256: this.payloadSha256,
-      note: spec.note ?? null,
-      timestamp: new Date().toISOString(), // workflow clock: deterministic
-      data: spec.data ?? {},
-    });
-    this.events.push(event);
-    const webhook = WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
+    // Workflow uuid4 and clock: deterministic on replay.
+    const event = this.build(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
+    const webhook = this.webhookOf(event);
     if (this.mode !== 'per-event') {
       this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
       this.writer ??= this.writeBatches();
@@ -125,11 +140,41 @@ export class AuditTrail {
   }
 
   /**
+   * Appends an event the creator has already written to the store (batched paths only):
+   * no write is scheduled for it now; it rides along with the next batch (an idempotent
+   * insert, in case the creator failed before its write), which also delivers its webhook
+   * if receivers are configured.
+   */
+  appendStored(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
+    const event = this.build(spec, ids);
+    const webhook = this.webhookOf(event);
+    this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
+    return event;
+  }
+
+  private build(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
+    const event = auditEventFor(
+      this.last,
+      { request_id: this.requestId, payload_sha256: this.payloadSha256 },
+      spec,
+      ids,
+    );
+    this.events.push(event);
+    this.observe?.(event);
+    return event;
+  }
+
+  private webhookOf(event: AuditEvent): DeliverWebhooksInput | undefined {
+    return WEBHOOK_EVENT_TYPES.includes(event.event_type) ? this.webhookInput(event) : undefined;
+  }
+
+  /**
    * Waits for every store write; gives webhook deliveries a short grace, then hands
    * the undelivered ones to detached workflows that keep retrying (at least once).
    */
   async flush(): Promise<void> {
     await Promise.all(this.pending);
+    if (this.unsent.length > 0) this.writer ??= this.writeBatches(); // events appended as stored, not yet re-sent
     if (this.writer) await this.writer;
     const open = (): Delivery[] => this.deliveries.filter((d) => !d.done);
     if (open().length > 0) await condition(() => open().length === 0, HANDOFF_GRACE_MS);
@@ -156,8 +201,10 @@ export class AuditTrail {
       while (this.unsent.length > 0) {
         const batch = this.unsent;
         this.unsent = [];
+        this.inflight = batch;
         const write = this.mode === 'durable-batch' ? store.recordAuditEvents : local.recordAuditEvents;
         const { webhook_receivers } = await write({ events: batch.map((b) => b.event) });
+        this.inflight = [];
         if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
       }
       this.writer = undefined;

@@ -53,13 +53,24 @@ const toolsV1 = proxyActivities<GateActivities>({
 });
 const tools = proxyActivities<GateActivities>(TOOL_ACTIVITY_OPTIONS);
 
-/** Waits for the quorum or a denial until expires_at; then fails closed. Sends the escalation notice on the way. */
-export async function awaitDecision(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+/**
+ * Waits for the quorum or a denial until expires_at; then fails closed. Sends the
+ * escalation notice on the way (once per gate, also across executions). Returns early,
+ * undecided, when `handOver` holds (the execution's history is full; see gate-continuation).
+ */
+export async function awaitDecision(
+  state: GateState,
+  input: GateInput,
+  trail: AuditTrail,
+  handOver: () => boolean = () => false,
+): Promise<void> {
   const settled = (): boolean => state.status !== 'requested' && !state.busy;
+  const wake = (): boolean => settled() || handOver();
   const deadline = Date.parse(state.expires_at);
-  if (input.escalate_before_seconds) {
+  const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
+  if (input.escalate_before_seconds && !escalated) {
     const escalateIn = deadline - input.escalate_before_seconds * 1000 - Date.now();
-    if (escalateIn > 0 && !(await condition(settled, escalateIn)) && state.status === 'requested') {
+    if (escalateIn > 0 && !(await condition(wake, escalateIn)) && state.status === 'requested') {
       trail.append({
         event_type: 'approval.escalated',
         actor_type: 'system',
@@ -68,9 +79,11 @@ export async function awaitDecision(state: GateState, input: GateInput, trail: A
         data: { approvals: state.votes.length, approvals_required: state.approvals_required },
       });
     }
+    if (!settled() && handOver()) return;
   }
   const remaining = deadline - Date.now();
-  const decided = remaining > 0 ? await condition(settled, remaining) : settled();
+  const decided = remaining > 0 ? await condition(wake, remaining) : settled();
+  if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
     applyEvent(state, 'expire', now(), 'no decision before expires_at');
     trail.append({
@@ -83,11 +96,22 @@ export async function awaitDecision(state: GateState, input: GateInput, trail: A
   }
 }
 
-/** External executor: one consume before the consume deadline, or the approval expires. */
-export async function awaitConsume(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
-  const ms = input.consume_ttl_seconds * 1000;
-  state.consume_deadline = new Date(Date.now() + ms).toISOString();
-  if (!(await condition(() => state.status !== 'approved', ms))) {
+/**
+ * External executor: one consume before the consume deadline, or the approval expires.
+ * The deadline is set once (a continued execution keeps it); returns early, unconsumed,
+ * when `handOver` holds.
+ */
+export async function awaitConsume(
+  state: GateState,
+  input: GateInput,
+  trail: AuditTrail,
+  handOver: () => boolean = () => false,
+): Promise<void> {
+  state.consume_deadline ??= new Date(Date.now() + input.consume_ttl_seconds * 1000).toISOString();
+  const ms = Date.parse(state.consume_deadline) - Date.now();
+  const done = ms > 0 ? await condition(() => state.status !== 'approved' || handOver(), ms) : false;
+  if (state.status === 'approved' && handOver()) return;
+  if (!done && state.status === 'approved') {
     applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');
     trail.append({
       event_type: 'approval.expired',

@@ -77,6 +77,17 @@ describe('a create the gate refuses', () => {
     expect((await h.create(evidence({ args: { order: '4111 1111 1111 1112' } }))).status).toBe(201);
   });
 
+  it.each(['tool', 'workflow'])(
+    'refuses executor "%s" over HTTP (422): only runs and workflows open those',
+    async (executor) => {
+      const body = evidence({ executor });
+      const res = await h.create(body);
+      expect(res.status).toBe(422);
+      expect(paths(res)).toEqual(['$.executor']);
+      await expectNothingStored(body);
+    },
+  );
+
   it('refuses an expires_at in the past (422), another agent_id (403) and a non-JSON body (415), storing nothing', async () => {
     const past = evidence({ expires_at: '2020-01-01T00:00:00Z' });
     expect(paths(await h.create(past))).toEqual(['$.expires_at']);

@@ -10,6 +10,18 @@ import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
+import type { ReviewerPolicy } from '../../src/core/reviewer-policy';
+
+/** What a test may change in the API it starts. */
+export interface HarnessOptions {
+  /** Listen on this port (the OIDC redirect URI names it before the API starts); any free one by default. */
+  port?: number;
+  /** People sign in with ID tokens from this issuer. */
+  oidc?: OidcSettings;
+  /** The reviewer rule file the API applies to creates. */
+  policy?: ReviewerPolicy;
+}
 
 /** A response as the tests read it. */
 export interface Res {
@@ -38,16 +50,23 @@ export class ApiHarness {
     readonly gate: GateClient,
     readonly audit: AuditStore,
     readonly client: Client,
-    private readonly parts: { app?: FastifyInstance; worker?: RunningWorker; connection: Connection; db: Db },
+    private readonly parts: {
+      app?: FastifyInstance;
+      worker?: RunningWorker;
+      connection: Connection;
+      db: Db;
+      taskQueue?: string;
+    },
   ) {}
 
   /**
    * In-process by default; in the production suite (GATE_STACK_TARGET set) the same
-   * tests drive the stack: its API, its two workers and its PostgreSQL stores.
+   * tests drive the stack: its API, its two workers and its PostgreSQL stores. Options
+   * that shape the API (port, OIDC, policy) need the in-process one.
    */
-  static async start(): Promise<ApiHarness> {
+  static async start(opts: HarnessOptions = {}): Promise<ApiHarness> {
     const target = stackTarget();
-    if (target) return ApiHarness.onStack(target);
+    if (target && Object.keys(opts).length === 0) return ApiHarness.onStack(target);
     const db = openDb({ sqliteFile: ':memory:' });
     const audit = new AuditStore(db);
     await audit.migrate();
@@ -69,9 +88,15 @@ export class ApiHarness {
       },
     });
     const { client, connection } = await testClient();
-    const gate = new GateClient(client, { taskQueue: worker.taskQueue, audit });
-    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    const gate = new GateClient(client, {
+      taskQueue: worker.taskQueue,
+      audit,
+      webhookReceivers: 0,
+      policy: opts.policy,
+    });
+    const oidc = opts.oidc ? new OidcVerifier(opts.oidc) : undefined;
+    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc });
+    await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const keys: Keys = {
       agent: (await keyStore.create('agent', 'agent-1')).key,
@@ -95,12 +120,17 @@ export class ApiHarness {
       reviewer2: targetKey(t, 'reviewer', 'rev-2'),
       agentAsReviewer: targetKey(t, 'reviewer', 'agent-1'),
     };
-    return new ApiHarness(t.info.api_url, keys, gate, audit, client, { connection, db });
+    return new ApiHarness(t.info.api_url, keys, gate, audit, client, { connection, db, taskQueue: t.taskQueue });
   }
 
-  /** A further key, for tests that need many distinct reviewers. */
-  async createKey(kind: 'agent' | 'reviewer', id: string): Promise<string> {
-    return (await new KeyStore(this.parts.db).create(kind, id)).key;
+  /** The task queue the harness's worker (or the stack's workers) polls. */
+  get taskQueue(): string {
+    return this.parts.worker?.taskQueue ?? this.parts.taskQueue!;
+  }
+
+  /** A further key (in the default tenant unless given), for tests that need more callers. */
+  async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string): Promise<string> {
+    return (await new KeyStore(this.parts.db).create(kind, id, { tenant })).key;
   }
 
   async stop(): Promise<void> {

@@ -63,7 +63,7 @@ import { tripDomain } from '../../src/domain/trip';
     const keys = new KeyStore(db);
     await keys.migrate();
     const k = await keys.create('reviewer', 'pg-alice');
-    expect(await keys.authenticate(k.key)).toEqual({ id: 'pg-alice', kind: 'reviewer' });
+    expect(await keys.authenticate(k.key)).toMatchObject({ id: 'pg-alice', kind: 'reviewer', tenant: 'default' });
     await expect(keys.create('reviewer', 'pg-alice')).rejects.toThrow();
     const rows = await db.query<{ key_sha256: string }>(`SELECT key_sha256 FROM api_keys WHERE id = ?`, ['pg-alice']);
     expect(rows[0]!.key_sha256).not.toContain(k.key);

@@ -86,7 +86,19 @@ const COVERS_V1: Record<string, string[]> = {
   'run-cancel.approvalGateWorkflow': ['cancel-requested', 'activity:recordAuditEvent', 'closed:completed'],
 };
 
-/** v2: audit writes and the re-check are local activities (markers), behind patch markers. */
+/** v3: the trail is written by one regular activity per task; the re-check stays local. */
+const V3: Record<string, string[]> = Object.fromEntries(
+  Object.entries(COVERS_V1).map(([name, marks]) => [
+    name,
+    [
+      ...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'),
+      'marker:core_patch',
+      'activity:recordAuditEvents',
+    ],
+  ]),
+);
+
+/** What each recording must show, per version. v2: audit writes and the re-check are local activities (markers). */
 const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v1: COVERS_V1,
   v2: Object.fromEntries(
@@ -99,17 +111,10 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
       ],
     ]),
   ),
-  // v3: the trail is written by one regular activity per task; the re-check stays local.
-  v3: Object.fromEntries(
-    Object.entries(COVERS_V1).map(([name, marks]) => [
-      name,
-      [
-        ...marks.filter((m) => m !== 'activity:recheckSnapshot' && m !== 'activity:recordAuditEvent'),
-        'marker:core_patch',
-        'activity:recordAuditEvents',
-      ],
-    ]),
-  ),
+  // v4: as v3 for runs and their child gates (only gates created outside a run get their first event from the creator).
+  v3: V3,
+  v4: V3,
+  v5: V3,
 };
 
 beforeAll(installQuietRuntime);
@@ -122,7 +127,7 @@ describe('agentRunWorkflow replay', () => {
     expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected.map((f) => `${v}/${f}`)));
   });
 
-  it.each(['v2', 'v3'])(
+  it.each(['v2', 'v3', 'v4'])(
     'has %s tool gates that re-check the snapshot in a local activity, not a scheduled one',
     (v) => {
       const gate = read(`${v}/trip-approve.${GATE_TYPE}.json`);

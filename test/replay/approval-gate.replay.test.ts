@@ -32,9 +32,25 @@ function histories(): { workflowId: string; history: ReturnType<typeof decodeHis
 beforeAll(installQuietRuntime);
 
 describe('approvalGateWorkflow replay', () => {
+  const isFlood = (f: string): boolean => /\/flood-continue\.\d+\.json$/.test(f);
+
   it('has the three recorded paths checked in for every version', () => {
     const paths = ['approve-consume.json', 'reject-signal.json', 'ttl-expiry.json'];
-    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
+    expect(files.filter((f) => !isFlood(f))).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
+  });
+
+  it('has, since v5, a flooded gate recorded in several executions: each but the last continued as new', () => {
+    const flood = files.filter((f) => f.startsWith('v5/') && isFlood(f));
+    expect(flood.length).toBeGreaterThanOrEqual(2);
+    flood.forEach((f, i) => {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const last = events[events.length - 1];
+      if (i < flood.length - 1) expect(last?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+      else expect(last?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+      // The later executions start from what the one before handed over.
+      const started = events[0]?.workflowExecutionStartedEventAttributes;
+      expect(Boolean(started?.continuedExecutionRunId)).toBe(i > 0);
+    });
   });
 
   const activities = (f: string): string[] =>
@@ -61,11 +77,30 @@ describe('approvalGateWorkflow replay', () => {
     }
   });
 
+  it('has v4 histories whose creator wrote the first event: no store write before the first decision', () => {
+    for (const f of files.filter((x) => x.startsWith('v4/'))) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const firstWrite = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
+      const firstMessage = events.findIndex(
+        (e) =>
+          e.workflowExecutionUpdateAcceptedEventAttributes ??
+          e.workflowExecutionSignaledEventAttributes ??
+          e.timerFiredEventAttributes,
+      );
+      expect(firstMessage).toBeGreaterThan(0);
+      expect(firstWrite).toBeGreaterThan(firstMessage);
+      expect(activities(f)).toContain('recordAuditEvents');
+    }
+  });
+
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
     const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];
     expect(events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe('approvalGateWorkflow');
-    expect(events[events.length - 1]?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+    const last = events[events.length - 1];
+    expect(
+      last?.workflowExecutionCompletedEventAttributes ?? last?.workflowExecutionContinuedAsNewEventAttributes,
+    ).toBeTruthy();
   });
 
   it('replays every recorded history without a determinism error', async () => {

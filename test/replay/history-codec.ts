@@ -8,10 +8,12 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * Recorded history sets, oldest first. `v1` (the files at the top of `histories/`) was
  * recorded before the batched trail, the local re-check and the other patched changes;
  * `v2` with the trail written by local activities; `v3` with the trail written by one
- * regular activity per workflow task (the current path). A set is never re-recorded or edited: a new workflow version records
+ * regular activity per workflow task; `v4` with the first event written by the gate's creator
+ * (`GateInput.requested_event`); `v5` adds a gate that continues as new under a flood of
+ * signals (`flood-continue.<n>.json`, one file per execution). A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */

@@ -86,6 +86,8 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
     executor: 'external',
     consume_ttl_seconds: 600,
     create_sha256: sha,
+    // Since v4: the creator wrote approval.requested to the store (GateClient with an audit store).
+    requested_event: { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() },
   };
 }
 
@@ -140,6 +142,29 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+/**
+ * Since v5: a gate flooded with bad signals past a small history limit continues as new,
+ * then is approved and consumed. Every execution is saved (`flood-continue.<n>.json`,
+ * oldest first): each one replays on its own, the later ones from their carried input.
+ */
+async function recordFloodContinue(client: Client, taskQueue: string, dir: string): Promise<void> {
+  const input: GateInput = { ...gateInput('flood-continue', 3600), max_history_events: 60 };
+  const handle = await startGate(client, taskQueue, input);
+  for (let i = 0; i < 90; i++)
+    await handle.signal(decideSignal, decision(input, { decision_id: `bad_${i}`, payload_sha256: '0'.repeat(64) }));
+  await handle.executeUpdate(decideUpdate, { args: [decision(input, {})] });
+  await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
+  const state = await handle.result();
+  const runs: string[] = [];
+  for await (const e of client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.unshift(e.runId);
+  if (runs.length < 2)
+    throw new Error(`flood-continue: expected the gate to continue as new, got ${runs.length} execution`);
+  for (const [i, runId] of runs.entries()) {
+    const history = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+    save(dir, `flood-continue.${i + 1}.json`, history, i === runs.length - 1 ? state.status : 'continued as new');
+  }
+}
+
 async function recordGatePaths(client: Client, taskQueue: string): Promise<void> {
   const dir = gateHistoriesDir(recording);
   fs.mkdirSync(dir, { recursive: true });
@@ -149,6 +174,8 @@ async function recordGatePaths(client: Client, taskQueue: string): Promise<void>
     const history = await handle.fetchHistory();
     save(dir, `${name}.json`, history, state.status);
   }
+  if (HISTORY_VERSIONS.indexOf(recording) >= HISTORY_VERSIONS.indexOf('v5'))
+    await recordFloodContinue(client, taskQueue, dir);
 }
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */

@@ -43,6 +43,18 @@ describe('adapter subpaths', () => {
     expect(r.temporal).toBe(false);
   });
 
+  it('loads approval-gate/openai-agents with only @openai/agents-core installed, and no Temporal client', async () => {
+    const r = await loadAlone('openai-agents', ['@openai/agents-core']);
+    expect(r.exports).toEqual(expect.arrayContaining(['approvalGate', 'httpGate', 'clientGate']));
+    expect(r.temporal).toBe(false);
+  });
+
+  it('loads approval-gate/langchain with only LangChain installed, and no Temporal client', async () => {
+    const r = await loadAlone('langchain', ['langchain', '@langchain/core', '@langchain/langgraph']);
+    expect(r.exports).toEqual(expect.arrayContaining(['approvalGateMiddleware', 'httpGate', 'clientGate']));
+    expect(r.temporal).toBe(false);
+  });
+
   it('fails to load approval-gate/ai-sdk when the AI SDK itself is missing (the check above blocks for real)', async () => {
     await expect(loadAlone('ai-sdk', [])).rejects.toThrow(/Cannot find module ai/);
   });

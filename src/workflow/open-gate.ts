@@ -1,0 +1,109 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+import { checkPayload, EvidencePayload, payloadSha256 } from '../core/evidence';
+import type { GateInput, GateState } from '../core/gate-state';
+import { gateMemo, gateUiText } from '../core/gate-memo';
+import { digest } from '../core/hashing';
+import type { approvalGateWorkflow } from '../workflows/approval-gate';
+import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from '../workflows/definitions';
+import { nextRequestId } from './request-id';
+import type { ApprovalRequest, RequireApprovalOptions } from './types';
+
+/** The gate could not be opened because its request id was used before: the state it ended in is not handed out again. */
+export interface ReusedRequest {
+  reused: true;
+  request_id: string;
+}
+
+/**
+ * Opens an approval gate (the `workflow` executor) as a child of the calling workflow
+ * and waits for its end. Cancelling the caller cancels a pending gate; the caller
+ * closing any other way asks it to cancel too. Throws a non-retryable
+ * ApplicationFailure (InvalidInput) when the request is not valid evidence, before
+ * anything is started.
+ */
+export async function openGate(
+  request: ApprovalRequest,
+  options: RequireApprovalOptions,
+  recheck?: { activity: string; taskQueue?: string },
+): Promise<GateState | ReusedRequest> {
+  const info = workflowInfo();
+  const requestId = options.requestId ?? nextRequestId();
+  const ttlMs = msToNumber(request.ttl);
+  const parsed = EvidencePayload.safeParse({
+    request_id: requestId,
+    correlation_id: request.correlation_id ?? info.workflowId,
+    agent_id: options.agentId ?? info.workflowType,
+    trigger_event_id: `${info.workflowId}/${requestId}`,
+    action: request.action,
+    target: request.target,
+    summary: request.summary,
+    blast_radius: request.blast_radius ?? {},
+    args: request.args,
+    preconditions: request.preconditions ?? {},
+    ...(request.snapshot ? { snapshot: request.snapshot } : {}),
+    ...(request.interaction ? { interaction: request.interaction } : {}),
+    idempotency_key: requestId,
+    expires_at: new Date(Date.now() + ttlMs).toISOString(), // workflow clock: replays give the same deadline
+  });
+  const approvals = request.approvals_required ?? 1;
+  const problems = parsed.success
+    ? (checkPayload(parsed.data)?.message ?? '')
+    : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const badApprovals = !Number.isInteger(approvals) || approvals < 1 || approvals > 10;
+  if (!parsed.success || problems || badApprovals || !(ttlMs > 0))
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `requireApproval: the request is not valid evidence: ${[problems, badApprovals ? 'approvals_required: must be 1..10' : '', ttlMs > 0 ? '' : 'ttl: must be positive'].filter(Boolean).join('; ')}`,
+      nonRetryable: true,
+    });
+  const payload = parsed.data;
+  const escalate = request.escalate_before === undefined ? undefined : msToNumber(request.escalate_before);
+  const input: GateInput = {
+    payload,
+    payload_sha256: payloadSha256(payload),
+    approvals_required: approvals,
+    executor: 'workflow',
+    consume_ttl_seconds: 60, // unused by this executor: the hand-over is immediate
+    ...(escalate ? { escalate_before_seconds: Math.max(1, Math.round(escalate / 1000)) } : {}),
+    create_sha256: digest({ parent: info.workflowId, request_id: requestId }),
+    run_id: info.workflowId, // the GateRunId search attribute names the parent
+    parent: {
+      workflow_id: info.workflowId,
+      ...(recheck ? { recheck: { activity: recheck.activity, task_queue: recheck.taskQueue ?? info.taskQueue } } : {}),
+    },
+  };
+  let child;
+  try {
+    child = await startChild<typeof approvalGateWorkflow>('approvalGateWorkflow', {
+      workflowId: requestId,
+      taskQueue: options.taskQueue ?? info.taskQueue,
+      args: [input],
+      // One request id, one gate, ever: a second start (a retried parent with a fixed id) is refused, not reopened.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      typedSearchAttributes: [
+        { key: GATE_STATUS, value: 'requested' },
+        { key: GATE_ACTION, value: payload.action },
+        { key: GATE_AGENT, value: payload.agent_id },
+        { key: GATE_TARGET, value: payload.target },
+        { key: GATE_RUN_ID, value: info.workflowId },
+      ],
+      memo: { ...gateMemo(input, requestId) },
+      ...gateUiText(input),
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { reused: true, request_id: requestId };
+    throw err;
+  }
+  return child.result();
+}
