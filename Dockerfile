@@ -6,8 +6,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
  && npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/bundle-workflows.ts ./scripts/
-RUN npx tsc -p tsconfig.build.json && npx tsx scripts/bundle-workflows.ts && npm prune --omit=dev
+COPY scripts/bundle-workflows.ts scripts/copy-page.js ./scripts/
+RUN npx tsc -p tsconfig.build.json && npx tsx scripts/bundle-workflows.ts && node scripts/copy-page.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

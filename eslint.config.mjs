@@ -10,7 +10,10 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 const workflowValueBans = ['**/activities', '**/activities/*', '**/store/*', '**/domain/*', '**/domain/**', '**/models/*'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  // The reviewer page's browser script is the one JavaScript file linted (and type-checked by its own tsconfig).
+  {
+    ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs', '!src/api/page/*.js'],
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -1,6 +1,7 @@
 // The real HTTP API in the bench process (`startApiServer`, as `gate api` runs it), with
 // an agent key and a reviewer key in its key store, and a small fetch helper.
 import path from 'node:path';
+import type { NativeConnection } from '@temporalio/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { startApiServer, type RunningApi } from '../src/api/server';
@@ -19,8 +20,9 @@ export interface BenchApi {
 }
 
 /** Creates the keys in `<GATE_DATA_DIR>/gate.db` (what `gate keys create` does), then starts the API on a free port. */
-export async function startBenchApi(env: NodeJS.ProcessEnv): Promise<BenchApi> {
-  const cfg = loadConfig({ ...env, GATE_PORT: String(await freePort()) });
+export async function startBenchApi(env: NodeJS.ProcessEnv, shared?: NativeConnection): Promise<BenchApi> {
+  // The bench measures throughput, so the per-key rate limit (GATE_RATE_LIMIT) is off unless the caller sets it.
+  const cfg = loadConfig({ GATE_RATE_LIMIT: '0', ...env, GATE_PORT: String(await freePort()) });
   const db = openSqlite(path.join(cfg.dataDir, 'gate.db'));
   let agentKey: string;
   let reviewerKey: string;
@@ -36,6 +38,7 @@ export async function startBenchApi(env: NodeJS.ProcessEnv): Promise<BenchApi> {
   const api: RunningApi = await startApiServer(cfg, {
     domains: [tripDomain],
     logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    ...(shared ? { connection: shared } : {}),
   });
   return { url: api.url, agentKey, reviewerKey, close: () => api.close() };
 }

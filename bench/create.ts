@@ -1,7 +1,7 @@
-// Section `create`: POST /v1/approvals through the real API (auth, validation, hashing,
-// workflow start, the describe that tells a create from a replay) against a bare
-// `client.workflow.start` from this process, both at concurrency BENCH_CREATE_C, with
-// their workers polling. Rounds alternate; figures are medians over the rounds.
+// Section `create`: POST /v1/approvals through the real API as `gate dev` runs it (auth,
+// validation, hashing, the workflow start, eager on the in-process worker, and the
+// first audit event) against a bare `client.workflow.start` from this process, both at
+// concurrency BENCH_CREATE_C, with their workers polling. Rounds alternate; figures are medians over the rounds.
 import { GateClient } from '../src/client/gate-client';
 import { http, startBenchApi } from './api';
 import { bareLifecycleWorkflow } from './baseline-workflows';
@@ -25,7 +25,8 @@ export async function createSection(ctx: BenchContext): Promise<void> {
   try {
     const gateWorker = closers.add(await startGateWorker(ctx, 'create'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'create'));
-    const api = closers.add(await startBenchApi(gateWorker.env), (a) => a.close());
+    // As in `gate dev`: the API shares the in-process worker's connection, so creates start eagerly.
+    const api = closers.add(await startBenchApi(gateWorker.env, gateWorker.connection), (a) => a.close());
     const gates = new GateClient(client, { taskQueue: gateWorker.taskQueue });
     const bareRound = async (tag: string, n: number): Promise<Round> => {
       const lat: number[] = [];

@@ -33,7 +33,7 @@ export function running(worker: Worker, queue: string, close: () => Promise<void
 export async function startGateWorker(
   ctx: BenchContext,
   part: string,
-): Promise<RunningWorker & { env: NodeJS.ProcessEnv }> {
+): Promise<RunningWorker & { env: NodeJS.ProcessEnv; connection: NativeConnection }> {
   const queue = taskQueue(part);
   const env = gateEnv(ctx, dataDir(ctx, part), queue);
   const w = await createGateWorker({ ...loadConfig(env), domains: [tripDomain] });
@@ -41,6 +41,7 @@ export async function startGateWorker(
   return {
     taskQueue: queue,
     env,
+    connection: w.connection,
     async stop() {
       await w.shutdown();
       await run;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 
 /** Process configuration, read from the environment (DESIGN section 6). */
@@ -24,6 +25,8 @@ export interface GateConfig {
   workflowCacheSize: number;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
+  httpLimits: HttpLimits;
   /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
   workerMetricsAddress?: string;
   /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
@@ -74,6 +77,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
+    httpLimits: {
+      requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
+      authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),
+      authFailureWindowMs: DEFAULT_HTTP_LIMITS.authFailureWindowMs,
+    },
     oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
   };
 }

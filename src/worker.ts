@@ -16,6 +16,8 @@ import { installWorkerRuntime } from './telemetry/worker-runtime';
 export interface GateWorker {
   worker: Worker;
   db: Db;
+  /** The worker's connection; an API in the same process may share it to start gates eagerly (see StartApiOptions). */
+  connection: NativeConnection;
   /** Runs until shutdown() or a fatal error. */
   run(): Promise<void>;
   /** Stops polling, lets running tasks finish, closes connections. */
@@ -75,6 +77,7 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
   return {
     worker,
     db,
+    connection,
     run() {
       running ??= worker.run().finally(async () => {
         await connection.close();

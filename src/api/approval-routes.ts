@@ -10,11 +10,19 @@ import type { ApiMetrics } from './metrics';
 
 type WithId = { Params: { id: string } };
 
+/** No stored target or agent id holds a control character, so a filter with one is a mistake, not a miss. */
+const filterText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((v) => !/[\u0000-\u001f\u007f-\u009f]/.test(v), 'must not contain control characters');
+
 const ListQuery = z
   .object({
     status: z.enum(ApprovalStatus).optional(),
-    target: z.string().min(1).max(500).optional(),
-    agent_id: z.string().min(1).max(200).optional(),
+    target: filterText(500).optional(),
+    agent_id: filterText(200).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
   })
   .strict();

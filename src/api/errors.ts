@@ -1,11 +1,34 @@
 import { ServiceError } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PAYLOAD_BYTES } from '../core/evidence';
+import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../core/json-limits';
 import { GateError, snakeCase } from '../client/gate-error';
 import { StoreUnavailableError } from '../store/unavailable';
 
 /** Fastify's raw body limit: the 64 KB payload plus room for the envelope (ttl, executor…). The payload itself is checked as canonical JSON. */
 export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
+
+/** Longest path parameter the router takes; ids are at most 200 characters, so longer ones can only be 404. */
+export const MAX_PARAM_LENGTH = 256;
+
+/**
+ * Errors the router raises before any route or hook runs (a path parameter over
+ * MAX_PARAM_LENGTH, a malformed percent-escape), answered in the API's error shape
+ * instead of Fastify's own body.
+ */
+export function frameworkErrors(
+  err: { code?: string; message: string },
+  _req: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const e =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new GateError(414, 'uri_too_long', `a path segment is over ${MAX_PARAM_LENGTH} characters; ids are at most 200`)
+      : err.code === 'FST_ERR_BAD_URL'
+        ? new GateError(400, 'bad_url', 'the URL has a malformed percent-escape')
+        : new GateError(400, 'bad_request', 'the request could not be routed');
+  void reply.code(e.status).send(e.toJSON());
+}
 
 /**
  * Any thrown value as the `{ error: { code, message, details? } }` the API promises.
@@ -48,27 +71,46 @@ export function toHttpError(err: unknown): GateError {
 
 /**
  * JSON only (other media types get 415, not a string body): an empty body is no body,
- * unparseable JSON a 400 that says where, `__proto__` keys refused.
+ * unparseable JSON a 400 that says where, `__proto__` keys refused, nesting deeper than
+ * MAX_JSON_DEPTH refused before parsing, and numbers that would not run as sent
+ * (`1e400`, integers past 2^53) a 422 naming their paths.
  */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      return done(new GateError(422, 'too_deep', `request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
+    let value: unknown;
     try {
-      done(
-        null,
-        JSON.parse(text, (k, v: unknown) => {
-          if (k === '__proto__') throw new SyntaxError('a key named "__proto__" is not accepted');
-          return v;
-        }),
-      );
+      value = JSON.parse(text, (k, v: unknown) => {
+        if (k === '__proto__') throw new SyntaxError('a key named "__proto__" is not accepted');
+        return v;
+      });
     } catch (err) {
-      done(
+      return done(
         new GateError(400, 'malformed_json', `request body is not valid JSON: ${(err as Error).message}`),
         undefined,
       );
     }
+    const bad = unrepresentableNumbers(value);
+    if (bad.length > 0) {
+      return done(
+        new GateError(
+          422,
+          'unrepresentable_number',
+          `request body has numbers that cannot be taken as sent: ${bad
+            .slice(0, 5)
+            .map((b) => `${b.path} ${b.message}`)
+            .join('; ')}`,
+          bad,
+        ),
+        undefined,
+      );
+    }
+    done(null, value);
   });
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { temporalAddressOf, type GateConfig } from '../config';
@@ -18,8 +19,9 @@ import type { DomainSource } from '../domain/types';
 import { keyAuth, scopeOfRequest, type RequireKey } from './auth';
 import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
-import { BODY_LIMIT_BYTES, installErrorHandlers, installJsonParser } from './errors';
-import { REVIEWER_PAGE_CSP, REVIEWER_PAGE_HTML } from './reviewer-page';
+import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
+import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLimits } from './http-hardening';
+import { loadReviewerPage } from './reviewer-page';
 import { ApiMetrics, metricsRoutes } from './metrics';
 
 /** What an extra router gets: the auth hooks and the shared services. */
@@ -57,6 +59,8 @@ export interface ApiServerDeps {
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
   extraRoutes?: ExtraRoutes;
+  /** Rate limits; DEFAULT_HTTP_LIMITS when absent. */
+  limits?: HttpLimits;
   /** The `/metrics` registry; one with the queue depth from `gate` when absent. */
   metrics?: ApiMetrics;
   /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
@@ -84,9 +88,10 @@ export function routesOf(app: FastifyInstance): RouteInfo[] {
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
+  const options = { bodyLimit: BODY_LIMIT_BYTES, routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors };
   const app: FastifyInstance = (deps.logger
-    ? Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES })
-    : Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
+    ? Fastify({ loggerInstance: deps.logger, ...options })
+    : Fastify({ logger: false, ...options })) as unknown as FastifyInstance;
   const routes: RouteInfo[] = [];
   ROUTES.set(app, routes);
   // Registered before any route, so it sees them all (plugins inherit it).
@@ -95,19 +100,29 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   installJsonParser(app);
   installErrorHandlers(app);
+  const limits = deps.limits ?? DEFAULT_HTTP_LIMITS;
+  registerHardening(app, limits);
+  // Routes in a scope that loads after the header and rate-limit plugins, so those hook into every route.
+  void app.register(async (api) => {
+    guardAuthFailures(api, limits);
+    await apiRoutes(api, deps);
+  });
+  return app;
+}
+
+/** Every route of the API, in the scope `createApiServer` gives them. */
+async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<void> {
   const requireKey = keyAuth(deps.keys, deps.oidc);
   oidcRoutes(app, deps.oidc);
+  const page = loadReviewerPage();
   const metrics =
     deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
   metricsRoutes(app, metrics);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
-    void reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', REVIEWER_PAGE_CSP)
-      .header('x-content-type-options', 'nosniff');
-    return REVIEWER_PAGE_HTML;
+    void reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp);
+    return page.html;
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
 
@@ -121,7 +136,7 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
   for (const name of domains.names()) {
     const routes = domains.get(name).routes;
     if (routes)
-      void app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
+      await app.register(async (scope) => routes(scope, { requireKey, visibleSessions }), {
         prefix: `/v1/domains/${name}`,
       });
   }
@@ -136,9 +151,8 @@ export function createApiServer(deps: ApiServerDeps): FastifyInstance {
       db: deps.db,
       domains,
     };
-    void app.register(async (scope) => extra(scope, ctx));
+    await app.register(async (scope) => extra(scope, ctx));
   }
-  return app;
 }
 
 /** A listening API and how to stop it. */
@@ -157,6 +171,12 @@ export interface StartApiOptions {
   /** Replaces the run routes (`/v1/runs…`). */
   extraRoutes?: ExtraRoutes;
   logger?: FastifyBaseLogger;
+  /**
+   * The connection of a gate worker in this process (`gate dev`): the API's client uses it
+   * and asks for eager starts, so a new gate's first task goes straight to that worker
+   * instead of through a poll. The API does not close it; the worker does.
+   */
+  connection?: NativeConnection;
 }
 
 /**
@@ -177,8 +197,9 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     await audit.migrate();
     await keys.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
-    connection = await Connection.connect({ address: temporalAddressOf(cfg) });
-    const temporal = new Client({ connection, namespace: cfg.namespace });
+    const shared = opts.connection;
+    if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
+    const temporal = new Client({ connection: shared ?? connection, namespace: cfg.namespace });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
       taskQueue: cfg.taskQueue,
@@ -186,6 +207,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
+      eagerStart: shared !== undefined,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
@@ -199,6 +221,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       logger,
       queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
+      limits: cfg.httpLimits,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });
@@ -211,7 +234,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       gate,
       async close() {
         await app.close();
-        await conn.close();
+        await conn?.close();
         await db.close();
       },
     };

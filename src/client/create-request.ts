@@ -8,6 +8,7 @@ import {
 } from '../core/evidence';
 import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
+import { unrepresentableNumbers } from '../core/json-limits';
 import { DEFAULT_TENANT } from '../core/tenant';
 import { resolveRequirement, type ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
@@ -46,6 +47,7 @@ export interface PreparedCreate {
  * 413 over 64 KB of canonical JSON, 403 when body.agent_id is not the caller.
  */
 export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateContext = {}): PreparedCreate {
+  refuseUnrepresentable(body);
   const nowMs = ctx.nowMs ?? Date.now();
   const parsed = CreateApprovalBody.safeParse(body);
   if (!parsed.success) throw invalidInput('approval request', parsed.error);
@@ -152,4 +154,16 @@ function checkKey(key: string | undefined): string | undefined {
     );
   }
   return key;
+}
+
+/** Library and MCP callers get the same 422 as HTTP for numbers that would not run as sent (`1e400`). */
+export function refuseUnrepresentable(value: unknown): void {
+  const bad = unrepresentableNumbers(value);
+  if (bad.length > 0)
+    throw new GateError(
+      422,
+      'unrepresentable_number',
+      `numbers that cannot be taken as sent at ${bad.map((b) => b.path).join(', ')}`,
+      bad,
+    );
 }

@@ -29,7 +29,7 @@ import {
   type ConsumeResult,
 } from '../workflows/definitions';
 import { visibleTo, type Scope } from '../core/tenant';
-import { prepareCreate, type CreateCaller } from './create-request';
+import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
 import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
@@ -67,6 +67,11 @@ export interface GateClientOptions {
    * gate writes it (and its webhook is not delayed to the gate's next batch).
    */
   webhookReceivers?: number;
+  /**
+   * Ask Temporal to hand a new gate's first task to a worker on this client's own
+   * connection (requires a client on a worker's NativeConnection; see StartApiOptions).
+   */
+  eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
 }
@@ -121,10 +126,10 @@ export class GateClient {
     const writeFirst = audit !== undefined && webhookReceivers === 0;
     if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
-      await this.client.workflow.start<typeof approvalGateWorkflow>(
-        GATE_WORKFLOW_TYPE,
-        startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
-      );
+      await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
+        ...startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
+        ...(this.options.eagerStart ? { requestEagerStart: true } : {}),
+      });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       // A failed write is not the caller's problem: the gate's next batch sends the event again.
       if (writeFirst && input.requested_event)
@@ -185,6 +190,8 @@ export class GateClient {
   /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */
   async list(filter: ListFilter = {}): Promise<GateSummary[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 50), 1), 500);
+    // No gate's target or agent holds a control character, and visibility errors on a NUL: nothing can match.
+    if ([filter.target, filter.agentId].some((v) => v !== undefined && /[\u0000-\u001f\u007f]/.test(v))) return [];
     const out: GateSummary[] = [];
     const { query, keep } = visibilityFilter(filter);
     // One page for the whole answer: each page is a visibility round trip.
@@ -366,6 +373,7 @@ export class GateClient {
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {
+  refuseUnrepresentable({ args: message.args });
   const r = DecisionMessage.safeParse(message);
   if (!r.success) throw invalidInput('decision', r.error);
   return r.data;

@@ -105,11 +105,15 @@ export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** Characters Temporal's SQL visibility cannot match inside a literal, escaped or not. */
+const UNQUERYABLE = /["\\]/;
+
 /**
  * The visibility query for a filter (only gate workflows, then status / target / agent)
  * and an exact check to run on each result. Temporal's SQL visibility cannot match a
- * value holding a backslash exactly, so such a value is queried by the prefix before
- * its first backslash and `keep` does the exact comparison.
+ * value holding a backslash or a double quote exactly, so such a value is queried by the
+ * prefix before the first of them (no clause at all when that prefix is empty) and
+ * `keep` does the exact comparison.
  */
 export function visibilityFilter(f: ListFilter): { query: string; keep: (s: GateSummary) => boolean } {
   const parts = [`WorkflowType = ${quote(GATE_WORKFLOW_TYPE)}`, ...(f.scope ? scopeClauses(f.scope) : [])];
@@ -119,9 +123,13 @@ export function visibilityFilter(f: ListFilter): { query: string; keep: (s: Gate
   if (scope) exact.push((s) => visibleTo(scope, { tenant: s.tenant, agentId: s.agent_id }));
   const add = (name: string, value: string | undefined, field: 'status' | 'target' | 'agent_id'): void => {
     if (value === undefined) return;
-    const cut = value.indexOf('\\');
-    parts.push(cut < 0 ? `${name} = ${quote(value)}` : `${name} STARTS_WITH ${quote(value.slice(0, cut))}`);
-    if (cut >= 0) exact.push((s) => s[field] === value);
+    const cut = value.search(UNQUERYABLE);
+    if (cut < 0) {
+      parts.push(`${name} = ${quote(value)}`);
+      return;
+    }
+    if (cut > 0) parts.push(`${name} STARTS_WITH ${quote(value.slice(0, cut))}`);
+    exact.push((s) => s[field] === value);
   };
   add(SEARCH_ATTRIBUTE_NAMES.status, f.status, 'status');
   add(SEARCH_ATTRIBUTE_NAMES.target, f.target, 'target');

@@ -1,3 +1,6 @@
+import { jsonDepth, MAX_JSON_DEPTH } from './json-limits';
+import { looksLikeCard, secretKindIn } from './secret-patterns';
+
 /** Words that name a credential when they appear in a key (`access_token`, `clientSecret`). */
 const SECRET_WORDS = new Set([
   'password',
@@ -13,6 +16,12 @@ const SECRET_WORDS = new Set([
   'credentials',
   'apikey',
   'cardnumber',
+  'cookie',
+  'cookies',
+  'jwt',
+  'bearer',
+  'privatekey',
+  'secretkey',
 ]);
 /** Adjacent word pairs that name a credential (`api_key`, `card-number`). */
 const SECRET_PAIRS = new Set(['api key', 'private key', 'card number', 'access key', 'secret key', 'card pan']);
@@ -36,43 +45,36 @@ export function isSecretKey(key: string): boolean {
   return false;
 }
 
-/** 13 to 19 digits, optionally grouped by spaces or dashes: looks like a payment card number. */
-const CARD_LIKE = /\b(?:\d[ -]?){12,18}\d\b/g;
+/** A string this long or longer is not parsed as embedded JSON (the payload limit is 64 KB anyway). */
+const MAX_EMBEDDED_JSON = 128 * 1024;
 
-/** Bearer credentials and common key prefixes. */
-const TOKEN_LIKE =
-  /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/-]{8,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/;
-
-/** Luhn check, so order numbers of 13+ digits are not all mistaken for cards. */
-function luhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
+/** A string holding a JSON object or array (`"{\"password\": …}"`), parsed; undefined otherwise. */
+function embeddedJson(text: string): unknown {
+  const t = text.trim();
+  if (t.length < 2 || t.length > MAX_EMBEDDED_JSON || !/^[[{]/.test(t)) return undefined;
+  if (jsonDepth(t) > MAX_JSON_DEPTH) return undefined; // too deep to walk; not a place secrets hide in practice
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
   }
-  return sum % 10 === 0;
-}
-
-function looksLikeCard(text: string): boolean {
-  for (const m of text.matchAll(CARD_LIKE)) if (luhn(m[0].replace(/[ -]/g, ''))) return true;
-  return false;
 }
 
 /**
- * Paths inside `value` that carry secrets: keys named like credentials, bearer or API
- * tokens, and card-number-like values (Luhn-valid). Empty when clean.
+ * Paths inside `value` that carry secrets: keys named like credentials, credentials in
+ * text (tokens, private keys, URLs with a password…, see secret-patterns.ts) in values
+ * and in keys, JSON held in a string, and card-number-like values (Luhn-valid). Empty
+ * when clean.
  */
 export function findSecrets(value: unknown, path = '$'): string[] {
   const found: string[] = [];
   const visit = (v: unknown, p: string): void => {
     if (typeof v === 'string') {
-      if (looksLikeCard(v) || TOKEN_LIKE.test(v)) found.push(p);
+      if (secretKindIn(v) !== null) found.push(p);
+      else {
+        const inner = embeddedJson(v);
+        if (inner !== undefined && findSecrets(inner, p).length > 0) found.push(p);
+      }
     } else if (typeof v === 'number') {
       if (Number.isInteger(v) && looksLikeCard(String(v))) found.push(p);
     } else if (Array.isArray(v)) {
@@ -80,7 +82,7 @@ export function findSecrets(value: unknown, path = '$'): string[] {
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
         const childPath = `${p}.${k}`;
-        if (isSecretKey(k)) found.push(childPath);
+        if (isSecretKey(k) || secretKindIn(k) !== null) found.push(childPath);
         else visit(child, childPath);
       }
     }

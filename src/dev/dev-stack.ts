@@ -52,7 +52,8 @@ export async function startDevStack(
     worker = await createGateWorker({ ...withAddress, domains });
     const running = worker.run();
     running.catch((err) => log(`worker stopped: ${String(err)}`));
-    const api = await startApiServer(withAddress, { domains });
+    // One process: the API shares the worker's connection, so creates start eagerly on it.
+    const api = await startApiServer(withAddress, { domains, connection: worker.connection });
     const uiUrl = server?.uiUrl;
     return {
       apiUrl: api.url,

@@ -9,6 +9,7 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
 import {
@@ -41,6 +42,7 @@ import {
   GATE_RUN_ID,
   GATE_STATUS,
   GATE_TARGET,
+  GATE_TENANT,
   getAuditQuery,
   getGateQuery,
   recordRefusalSignal,
@@ -83,6 +85,9 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
   const carried = input.continued; // set when the previous execution's history was full
   const state = carried ? carried.state : initialGateState(input, now());
+  // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
+  // Histories from before tenants carry no such attribute and send the bodies they sent.
+  const tenant = workflowInfo().typedSearchAttributes.get(GATE_TENANT);
   const trail = new AuditTrail(
     state.request_id,
     state.payload_sha256,
@@ -96,6 +101,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       payload_sha256: state.payload_sha256,
       expires_at: state.expires_at,
       ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+      ...(tenant ? { tenant } : {}),
     }),
     undefined,
     (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
+import type { HttpLimits } from '../../src/api/http-limits';
 import { createApiServer } from '../../src/api/server';
 import { GateClient } from '../../src/client/gate-client';
 import type { AuditEvent } from '../../src/core/audit';
@@ -21,6 +22,8 @@ export interface HarnessOptions {
   oidc?: OidcSettings;
   /** The reviewer rule file the API applies to creates. */
   policy?: ReviewerPolicy;
+  /** The API's rate limits; the production defaults when absent. */
+  limits?: HttpLimits;
 }
 
 /** A response as the tests read it. */
@@ -95,7 +98,7 @@ export class ApiHarness {
       policy: opts.policy,
     });
     const oidc = opts.oidc ? new OidcVerifier(opts.oidc) : undefined;
-    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc });
+    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc, limits: opts.limits });
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const keys: Keys = {

@@ -7,7 +7,7 @@ import { createWebhookActivities } from '../../src/activities/webhooks';
 import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { digest } from '../../src/core/hashing';
-import { consumeUpdate, decideUpdate } from '../../src/workflows/definitions';
+import { consumeUpdate, decideUpdate, GATE_TENANT } from '../../src/workflows/definitions';
 import { generateWebhookSecret, verifyWebhook, type WebhookEvent } from '../../src/webhooks';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 
@@ -115,6 +115,7 @@ it('delivers requested, approved and consumed, signed, retrying a 500 under one 
     taskQueue: worker.taskQueue,
     workflowId: input.payload.request_id,
     args: [input],
+    typedSearchAttributes: [{ key: GATE_TENANT, value: 'acme' }], // bodies name the gate's tenant
   });
 
   await until(() => flaky.received.length > 0); // the 500 goes to approval.requested
@@ -161,5 +162,6 @@ it('delivers requested, approved and consumed, signed, retrying a 500 under one 
   expect(fromFlaky.get('approval.consumed')!.at(-1)!.event.data).toMatchObject({
     status: 'consumed',
     actor_id: 'agent-1',
+    tenant: 'acme',
   });
 });
