@@ -11,6 +11,8 @@ import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
 import { workflowBundlerOptions } from './bundle-options';
 import { installWorkerRuntime } from './telemetry/worker-runtime';
+import { activeTracing, startTracing } from './telemetry/tracing';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 
 /** Everything a worker process holds open. */
 export interface GateWorker {
@@ -29,8 +31,13 @@ export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
   return path.join(cfg.dataDir, 'gate.db');
 }
 
-/** Prebuilt workflow bundle (production) if present, else bundle from source at start. */
-function workflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+/**
+ * Prebuilt workflow bundle (production) if present, else bundle from source at start. With
+ * tracing on, always from source: the OpenTelemetry workflow interceptors must be inside the
+ * bundle, and the prebuilt one is built without them (no cost when tracing is off).
+ */
+function workflowSource(traced: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (traced) return { workflowsPath: require.resolve('./workflows') };
   const bundle = process.env.GATE_WORKFLOW_BUNDLE ?? path.resolve(__dirname, 'workflow-bundle.js');
   if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
   return { workflowsPath: require.resolve('./workflows') };
@@ -64,11 +71,16 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     webhookSecret: cfg.webhookSecret,
   });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
+  const tracing = activeTracing();
   const worker = await Worker.create({
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
-    ...workflowSource(),
+    ...workflowSource(!!tracing),
+    // Client, workflow and activity spans, the workflow's exported through a sink (not on replay).
+    ...(tracing
+      ? { plugins: [new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor })] }
+      : {}),
     bundlerOptions: workflowBundlerOptions(),
     maxCachedWorkflows: cfg.workflowCacheSize,
     activities,
@@ -102,6 +114,7 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   const cfg = loadConfig();
   // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
   installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
+  const tracing = startTracing('approval-gate-worker'); // off unless OTEL_TRACES_EXPORTER / an OTLP endpoint is set
   // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
   await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
     console.error(
@@ -119,7 +132,11 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
     console.log(
       JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }),
     );
-  await w.run();
+  try {
+    await w.run();
+  } finally {
+    await tracing?.shutdown(); // flush the last spans
+  }
 }
 
 if (require.main === module) {

@@ -23,6 +23,9 @@ import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonPar
 import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLimits } from './http-hardening';
 import { loadReviewerPage } from './reviewer-page';
 import { ApiMetrics, metricsRoutes } from './metrics';
+import { requestSpans } from './tracing';
+import { activeTracing } from '../telemetry/tracing';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 /** What an extra router gets: the auth hooks and the shared services. */
 export interface RouteContext {
@@ -118,6 +121,8 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
   const metrics =
     deps.metrics ?? new ApiMetrics({ countGates: (s) => deps.gate.count(s), queueDepthTtlMs: deps.queueDepthTtlMs });
   metricsRoutes(app, metrics);
+  const tracing = activeTracing();
+  if (tracing) requestSpans(app, tracing.tracer);
 
   app.get('/healthz', async () => ({ ok: true, ...(await deps.gate.health()) }));
   app.get('/', async (_req, reply) => {
@@ -199,7 +204,12 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     const domains = await resolveDomains(opts.domains ?? [], { db });
     const shared = opts.connection;
     if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
-    const temporal = new Client({ connection: shared ?? connection, namespace: cfg.namespace });
+    // With tracing on, each start, update, signal and query is a span whose context travels to the workflow.
+    const temporal = new Client({
+      connection: shared ?? connection,
+      namespace: cfg.namespace,
+      ...(activeTracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
       taskQueue: cfg.taskQueue,

@@ -8,6 +8,7 @@ import type { DomainSource } from '../domain/types';
 import { ensureSearchAttributes } from './search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
 import { installWorkerRuntime } from '../telemetry/worker-runtime';
+import { startTracing } from '../telemetry/tracing';
 
 /** A running local stack: dev server (unless TEMPORAL_ADDRESS), worker and HTTP API. */
 export interface DevStack {
@@ -30,6 +31,7 @@ export async function startDevStack(
   fs.mkdirSync(cfg.dataDir, { recursive: true });
   // The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it.
   installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL });
+  startTracing('approval-gate'); // one process: API, worker, workflows and activities in one service
   let server: DevServer | undefined;
   let address = cfg.temporalAddress;
   if (!address) {

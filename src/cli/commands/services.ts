@@ -38,11 +38,14 @@ export function serviceCommands(io: CliIo): Command[] {
   const api = withJson(new Command('api').description('run the HTTP API against TEMPORAL_ADDRESS')).action(
     async (opts: { json?: boolean }) => {
       const { startApiServer } = require('../../api/server') as typeof import('../../api/server');
+      const { startTracing } = require('../../telemetry/tracing') as typeof import('../../telemetry/tracing');
+      const tracing = startTracing('approval-gate-api'); // off unless OTEL_TRACES_EXPORTER / an OTLP endpoint is set
       const { configuredDomains } = require('../../domain/configured') as typeof import('../../domain/configured');
       const server = await startApiServer(loadConfig(), { domains: configuredDomains() });
       emit(io, opts.json, { url: server.url }, () => `api: listening on ${server.url}`);
       await untilSignal();
       await server.close();
+      await tracing?.shutdown();
     },
   );
   // stdout is the MCP protocol channel, already JSON-RPC: --json is accepted and changes nothing.
