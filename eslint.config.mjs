@@ -12,7 +12,17 @@ const workflowValueBans = ['**/activities', '**/activities/*', '**/store/*', '**
 export default tseslint.config(
   // The reviewer page's browser script is the one JavaScript file linted (and type-checked by its own tsconfig).
   {
-    ignores: ['dist/**', 'node_modules/**', '.tools/**', 'bin/**', 'coverage/**', '**/*.js', '**/*.mjs', '!src/api/page/*.js'],
+    ignores: [
+      'dist/**',
+      'test/pack/project/**',
+      'node_modules/**',
+      '.tools/**',
+      'bin/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+      '!src/api/page/*.js',
+    ],
   },
   ...tseslint.configs.recommended,
   {

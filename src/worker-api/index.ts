@@ -14,3 +14,4 @@ export type {
   ToolOutput,
 } from '../domain/types';
 export { approvalGatePlugin, type ApprovalGatePluginOptions } from './plugin';
+export type { Db } from '../store/db';
