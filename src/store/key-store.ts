@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../core/tenant';
 import { addColumnIfMissing, type Db } from './db';
 import { infoOf, parseRoles, type KeyRow, type KeyStatus } from './key-row';
@@ -56,6 +56,12 @@ const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,199}$/;
 const ROLE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,63}$/;
 /** `last_used_at` is written at most this often per key: a read-mostly table stays read-mostly. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Constant-time equality of two hex digests (false for a missing or differently sized one). */
+export function sameHash(stored: unknown, presented: string): boolean {
+  if (typeof stored !== 'string' || stored.length !== presented.length) return false;
+  return timingSafeEqual(Buffer.from(stored, 'utf8'), Buffer.from(presented, 'utf8'));
+}
 
 /**
  * SHA-256 of a key. A slow password hash (argon2, bcrypt) exists to make guessing a
@@ -150,9 +156,10 @@ export class KeyStore {
   /**
    * The key's owner, or why it was refused. A key is refused when unknown or malformed,
    * revoked, expired, or replaced by a rotation whose grace period has ended. Records the
-   * use (at most once a minute per key). No constant-time compare is needed: the lookup is
-   * by the SHA-256 of the presented key, so timing can at most reveal how a hash of the
-   * attacker's own guess compares with an index, not bytes of a real key.
+   * use (at most once a minute per key). The lookup is by the SHA-256 of the presented key,
+   * so the index's timing can at most reveal how a hash of the attacker's own guess compares
+   * with it, not bytes of a real key; the row found is still confirmed with a constant-time
+   * compare, so no comparison of a stored secret ever depends on where it first differs.
    */
   async check(key: string): Promise<{ principal: Principal } | { refused: KeyRefusal; since?: string }> {
     if (typeof key !== 'string' || !KEY_SHAPE.test(key)) return { refused: 'unknown' };
@@ -161,13 +168,14 @@ export class KeyStore {
       h,
       h,
     ]);
-    const row = rows[0];
+    // The database finds the row by index; the match is then confirmed in constant time, byte for byte.
+    const row = rows.find((r) => sameHash(r.key_sha256, h) || sameHash(r.prev_key_sha256, h));
     if (!row) return { refused: 'unknown' };
     const nowMs = this.clock();
     if (row.revoked_at) return { refused: 'revoked', since: String(row.revoked_at) };
     if (row.expires_at && Date.parse(String(row.expires_at)) <= nowMs)
       return { refused: 'expired', since: String(row.expires_at) };
-    if (row.key_sha256 !== h && !(row.prev_expires_at && Date.parse(String(row.prev_expires_at)) > nowMs))
+    if (!sameHash(row.key_sha256, h) && !(row.prev_expires_at && Date.parse(String(row.prev_expires_at)) > nowMs))
       return { refused: 'rotated', since: String(row.prev_expires_at ?? row.rotated_at ?? '') };
     await this.touch(row, nowMs);
     const roles = parseRoles(row.roles);

@@ -1,5 +1,6 @@
 import { MAX_SUMMARY_CHARS, requestIdFor } from '../../core/evidence';
 import { digest } from '../../core/hashing';
+import { DEFAULT_TENANT } from '../../core/tenant';
 
 /** One tool call as every framework has it: a name, the framework's call id and the model's input. */
 export interface GatedCall {
@@ -59,9 +60,19 @@ export function gateKey(framework: string, call: GatedCall, scope?: string): str
   return `ag1_${digest(['approval-gate/adapter', framework, scope ?? null, call.toolName, call.callId])}`;
 }
 
-/** The request id the server gives the call's gate (deterministic: a restart finds the same gate). */
-export function gateRequestId(agentId: string, framework: string, call: GatedCall, scope?: string): string {
-  return requestIdFor(agentId, gateKey(framework, call, scope));
+/**
+ * The request id the server gives the call's gate (deterministic: a restart finds the
+ * same gate). As the server derives it: outside the default tenant the tenant is part of it.
+ */
+export function gateRequestId(
+  caller: { agentId: string; tenant?: string },
+  framework: string,
+  call: GatedCall,
+  scope?: string,
+): string {
+  const t = caller.tenant;
+  const owner = t === undefined || t === DEFAULT_TENANT ? caller.agentId : `${t}/${caller.agentId}`;
+  return requestIdFor(owner, gateKey(framework, call, scope));
 }
 
 /** A `POST /v1/approvals` body for one tool call. */

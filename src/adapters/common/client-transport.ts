@@ -1,4 +1,5 @@
 import type { GateClient } from '../../client/gate-client';
+import { DEFAULT_TENANT } from '../../core/tenant';
 import { GateRequestError } from './errors';
 import { ConsumedGate, GateStatusView, OpenedGate, type GateTransport } from './transport';
 
@@ -10,14 +11,20 @@ export type GateClientLike = Pick<GateClient, 'create' | 'get' | 'consume'>;
  * run the gate client, such as a worker host. `agentId` is who the gates are opened as;
  * no key checks it, so use this only inside a trusted process.
  */
-export function clientGate(client: GateClientLike, options: { agentId: string }): GateTransport {
-  const agentId = options.agentId;
+export function clientGate(client: GateClientLike, options: { agentId: string; tenant?: string }): GateTransport {
+  const { agentId, tenant } = options;
+  const scope = { tenant: tenant ?? DEFAULT_TENANT, agentId };
   return {
     agentId,
+    ...(tenant ? { tenant } : {}),
     create: (body, idempotencyKey) =>
-      translate(async () => OpenedGate.parse((await client.create(body, { agentId, idempotencyKey })).request)),
-    get: (id) => translate(async () => GateStatusView.parse(await client.get(id))),
-    consume: (id) => translate(async () => ConsumedGate.parse(await client.consume(id, agentId))),
+      translate(async () =>
+        OpenedGate.parse(
+          (await client.create(body, { agentId, idempotencyKey, ...(tenant ? { tenant } : {}) })).request,
+        ),
+      ),
+    get: (id) => translate(async () => GateStatusView.parse(await client.get(id, scope))),
+    consume: (id) => translate(async () => ConsumedGate.parse(await client.consume(id, agentId, scope))),
   };
 }
 

@@ -9,6 +9,8 @@ export interface HttpGateOptions {
   agentKey: string;
   /** The id that key was created with; it becomes the evidence's `agent_id`. */
   agentId: string;
+  /** The key's tenant (`gate keys create --tenant`), when it is not the default tenant. */
+  tenant?: string;
   /** A fetch implementation; the global one by default. */
   fetch?: typeof fetch;
 }
@@ -61,6 +63,7 @@ export function httpGate(options: HttpGateOptions): GateTransport {
   const at = (id: string) => `/v1/approvals/${encodeURIComponent(id)}`;
   return {
     agentId: options.agentId,
+    ...(options.tenant ? { tenant: options.tenant } : {}),
     create: (body, key) => send(OpenedGate, 'POST', '/v1/approvals', body, { 'idempotency-key': key }),
     get: (id) => send(GateStatusView, 'GET', at(id)),
     consume: (id) => send(ConsumedGate, 'POST', `${at(id)}/consume`, {}),

@@ -8,7 +8,7 @@ import {
   type EvidenceOptions,
   type GatedCall,
 } from './call-evidence';
-import { GateRequestError, NotApprovedError } from './errors';
+import { GateAdapterError, GateRequestError, NotApprovedError } from './errors';
 import type { GateStatusView, GateTransport } from './transport';
 
 /** Options every adapter takes. */
@@ -59,29 +59,45 @@ export class ToolGates {
 
   /** The gate id of a call: the same in every process, so a restarted agent finds its gate. */
   requestId(call: GatedCall): string {
-    return gateRequestId(this.o.gate.agentId, this.framework, call, this.o.scope);
+    return gateRequestId(this.o.gate, this.framework, call, this.o.scope);
   }
 
   /** Opens the call's gate, or finds the one an earlier attempt opened. Throws GateRequestError. */
   async open(call: GatedCall): Promise<string> {
     const body = callEvidence(this.framework, this.o.gate.agentId, call, this.o);
     const opened = await this.o.gate.create(body, gateKey(this.framework, call, this.o.scope));
+    if (opened.request_id !== this.requestId(call)) {
+      // Execution looks the gate up by this id; a mismatch means the transport names the wrong agent or tenant.
+      throw new GateAdapterError(
+        `the gate server opened ${opened.request_id} for ${call.toolName} call ${call.callId}, not ${this.requestId(call)}: check the transport's agentId and tenant`,
+      );
+    }
     return opened.request_id;
   }
 
-  /** Opens every call's gate at once and resolves when all are decided, in call order. */
-  decide(calls: readonly GatedCall[]): Promise<CallDecision[]> {
-    return Promise.all(calls.map(async (call) => this.wait(call, await this.open(call))));
+  /**
+   * Opens every call's gate at once and resolves when all are decided, in call order.
+   * When one fails (a refused create, an unreachable server) the others stop waiting
+   * too; their gates stay open, and asking again reattaches to them.
+   */
+  async decide(calls: readonly GatedCall[]): Promise<CallDecision[]> {
+    const stop = new AbortController();
+    const signal = this.o.signal ? AbortSignal.any([this.o.signal, stop.signal]) : stop.signal;
+    try {
+      return await Promise.all(calls.map(async (call) => this.wait(call, await this.open(call), signal)));
+    } finally {
+      stop.abort();
+    }
   }
 
   /** Polls a gate until it leaves `requested`. */
-  async wait(call: GatedCall, requestId: string): Promise<CallDecision> {
+  async wait(call: GatedCall, requestId: string, signal = this.o.signal): Promise<CallDecision> {
     for (;;) {
-      this.o.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       const view = await this.o.gate.get(requestId);
       const d = decisionOf(call, view);
       if (d) return d;
-      await sleep(this.o.pollIntervalMs ?? 1000, this.o.signal);
+      await sleep(this.o.pollIntervalMs ?? 1000, signal);
     }
   }
 

@@ -53,6 +53,8 @@ export type ConsumedGate = z.infer<typeof ConsumedGate>;
 export interface GateTransport {
   /** The agent id the server knows this caller by (the agent key's id). */
   readonly agentId: string;
+  /** The agent key's tenant, when it is not the default tenant (it is part of gate ids). */
+  readonly tenant?: string;
   /** Opens a gate, or returns the one this idempotency key already opened (same payload). */
   create(body: Record<string, unknown>, idempotencyKey: string): Promise<OpenedGate>;
   /** The gate's current state; throws 404 when there is none. */

@@ -240,6 +240,42 @@ describe('approval-gate/ai-sdk', () => {
   });
 });
 
+describe('approval-gate/ai-sdk in a tenant', () => {
+  it("opens the gate in the agent key's tenant and runs the call once its reviewer approves", async () => {
+    const agentKey = await h.createKey('agent', 'agent-t', 'acme');
+    const reviewerKey = await h.createKey('reviewer', 'rev-t', 'acme');
+    const ran: unknown[] = [];
+    const gate = approvalGate({
+      gate: httpGate({ url: h.url, agentKey, agentId: 'agent-t', tenant: 'acme' }),
+      pollIntervalMs: 100,
+    });
+    const tools = gate.tools({
+      refund: tool({
+        description: 'Refund a charge',
+        inputSchema: z.object({ charge: z.string(), amount: z.number().int() }),
+        needsApproval: true,
+        execute: async (input) => (ran.push(input), 'refunded'),
+      }),
+    });
+    const callId = `call_${randomUUID()}`;
+    const input = { charge: 'ch_tenant', amount: 5 };
+    const model = new MockLanguageModelV3({ doGenerate: [callTools([callId, 'refund', input]), say('Refunded.')] });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Refund' }];
+    messages.push(...stored((await generateText({ model, tools, messages })).response.messages));
+    const reply = gate.respond(messages);
+    const id = gate.requestId('refund', callId, input);
+    const seen = await waitFor('the tenant gate', async () => {
+      const r = await h.http('GET', `/v1/approvals/${id}`, { key: reviewerKey });
+      return r.status === 200 && r.body.status === 'requested' && r.body;
+    });
+    const decided = await h.decide(id, { decision: 'approve', payload_sha256: seen.payload_sha256 }, reviewerKey);
+    expect(decided.status).toBe(200);
+    messages.push((await reply)!);
+    messages.push(...stored((await generateText({ model, tools, messages })).response.messages));
+    expect(ran).toEqual([input]);
+  });
+});
+
 describe('approval-gate/ai-sdk across a restart', () => {
   it('reattaches a restarted agent process to the same gate and runs the tool once', async () => {
     const dir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'ai-sdk-restart-'));
