@@ -26,6 +26,11 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
   return {
     recordAuditEvent: (event) => deps.audit.append(event),
     async recordAuditEvents({ events }) {
+      // The gate's created and result-recorded boundaries: the event is in history, its trail entry not yet written.
+      for (const e of events) {
+        if (e.event_type === 'approval.requested') await atBoundary('created', e.request_id);
+        if (e.event_type === 'tool.succeeded') await atBoundary('result_recorded', e.request_id);
+      }
       await deps.audit.appendMany(events);
       return { webhook_receivers: deps.webhookReceivers };
     },
@@ -44,9 +49,9 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
-        await atBoundary('tool_started', session_id);
+        await atBoundary('tool_started', idempotency_key);
         const output = await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
-        await atBoundary('effect_written', session_id);
+        await atBoundary('effect_written', idempotency_key);
         return output;
       } catch (err) {
         if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PAYLOAD_BYTES } from '../core/evidence';
 import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../core/json-limits';
 import { GateError, snakeCase } from '../client/gate-error';
+import { StoreUnavailableError } from '../store/unavailable';
 
 /** Fastify's raw body limit: the 64 KB payload plus room for the envelope (ttl, executor…). The payload itself is checked as canonical JSON. */
 export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
@@ -63,6 +64,8 @@ export function toHttpError(err: unknown): GateError {
   }
   if (err instanceof ServiceError)
     return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
+  if (err instanceof StoreUnavailableError)
+    return new GateError(503, 'database_unavailable', `${err.message}; retry shortly`);
   return new GateError(500, 'internal', 'internal error; the server log has the details');
 }
 

@@ -61,8 +61,10 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 /** Reads the stack's settings from the environment (GATE_DATA_DIR, GATE_PORT, GATE_STACK_*). */
 export function stackSettings(env: NodeJS.ProcessEnv = process.env): StackSettings {
   const temporalPort = port(env, 'GATE_STACK_TEMPORAL_PORT', 7633);
-  // The server's other services take the ten ports above the frontend's (see temporal-config.ts).
-  if (temporalPort > 65525) throw new Error(`GATE_STACK_TEMPORAL_PORT=${temporalPort} leaves no room for ten more`);
+  // The server's other services take the ten ports above the frontend's (see temporal-config.ts),
+  // and Temporal stores membership ports in a SQL smallint: all must stay below 32768.
+  if (temporalPort + 10 > 32767)
+    throw new Error(`GATE_STACK_TEMPORAL_PORT=${temporalPort}: it and the ten ports above it must be below 32768`);
   return {
     dir: path.join(path.resolve(env.GATE_DATA_DIR || '.gate-data'), 'stack'),
     apiPort: port(env, 'GATE_PORT', 8787),

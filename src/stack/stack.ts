@@ -49,9 +49,32 @@ export function logFile(s: StackSettings, name: string): string {
   return path.join(s.dir, 'logs', `${name}.log`);
 }
 
-/** The environment every gate process of the stack runs with: this one's, plus the stack's settings. */
+/** The gate's own variables of the environment `up` ran in (webhooks, providers, telemetry, test hooks). */
+const KEPT_ENV = /^(GATE_|TEMPORAL_|OPENAI_|ANTHROPIC_|OTEL_)/;
+
+function envFile(s: StackSettings): string {
+  return path.join(s.dir, 'env.json');
+}
+
+/**
+ * The environment every gate process of the stack runs with: the gate variables `up`
+ * saw (kept in GATE_DATA_DIR/stack/env.json, so a process restarted later, by the chaos
+ * program or by hand, gets the same), then the stack's own settings.
+ */
 export function gateEnv(s: StackSettings, bundle: string | undefined): NodeJS.ProcessEnv {
-  return { ...process.env, ...gateProcessEnv(s), ...(bundle ? { GATE_WORKFLOW_BUNDLE: bundle } : {}) };
+  let kept: Record<string, string> = {};
+  try {
+    kept = JSON.parse(fs.readFileSync(envFile(s), 'utf8')) as Record<string, string>;
+  } catch {
+    /* not written yet: this is `up` itself */
+  }
+  const env = { ...process.env, ...kept };
+  return { ...env, ...gateProcessEnv(s, env), ...(bundle ? { GATE_WORKFLOW_BUNDLE: bundle } : {}) };
+}
+
+function keepEnv(s: StackSettings): void {
+  const kept = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => KEPT_ENV.test(k) && v !== undefined));
+  fs.writeFileSync(envFile(s), `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 }); // may hold provider keys
 }
 
 /**
@@ -76,8 +99,12 @@ async function workflowBundle(s: StackSettings, log: (l: string) => void): Promi
 
 /** Starts one worker process (`gate worker`) and waits until it polls. */
 export async function startWorker(s: StackSettings, index: number, timeoutMs = 120_000): Promise<number> {
+  const env = gateEnv(s, bundleOf(s));
+  // Two workers cannot share one Prometheus port: worker N takes the given port + N - 1.
+  const metrics = /^(.*):(\d+)$/.exec(env.GATE_WORKER_METRICS_ADDRESS ?? '');
+  if (metrics) env.GATE_WORKER_METRICS_ADDRESS = `${metrics[1]}:${Number(metrics[2]) + index}`;
   const d = startDaemon(process.execPath, [GATE_BIN, 'worker'], {
-    env: gateEnv(s, bundleOf(s)),
+    env,
     log: logFile(s, `worker-${index + 1}`),
     cwd: PROJECT_ROOT,
   });
@@ -158,6 +185,7 @@ export async function stackUp(s: StackSettings, log: (l: string) => void): Promi
         .join(', ')}); run \`gate stack down\` first`,
     );
   fs.mkdirSync(path.join(s.dir, 'logs'), { recursive: true });
+  keepEnv(s);
   const tools = ensureServerBuilt(s, log);
 
   log(`postgres: starting on 127.0.0.1:${s.pgPort} (data in ${path.join(s.dir, 'pg')})`);

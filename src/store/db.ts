@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool, type PoolClient } from 'pg';
+import { guarded, StoreUnavailableError } from './unavailable';
 
 /**
  * The one SQL seam of every store (audit, keys, domain). SQL is written once with `?`
@@ -48,9 +49,22 @@ export async function addColumnIfMissing(db: Db, table: string, column: string, 
 
 /** Opens PostgreSQL when `databaseUrl` is set, otherwise SQLite at `sqliteFile`. */
 export function openDb(opts: { databaseUrl?: string; sqliteFile: string }): Db {
-  return opts.databaseUrl
-    ? new PostgresDb(new Pool({ connectionString: opts.databaseUrl, max: 5 }))
-    : openSqlite(opts.sqliteFile);
+  return opts.databaseUrl ? new PostgresDb(openPool(opts.databaseUrl)) : openSqlite(opts.sqliteFile);
+}
+
+/**
+ * A pool that survives a database restart. When the server goes away, every idle client
+ * emits 'error'; without a listener that event kills the process (an API or worker
+ * crash on a PostgreSQL restart, found by the chaos program). The pool drops such a
+ * client by itself and the next query opens a new one, so the listener only notes it.
+ */
+function openPool(connectionString: string): Pool {
+  const pool = new Pool({ connectionString, max: 5 });
+  pool.on('error', (err) => {
+    if (process.env.GATE_LOG_LEVEL !== 'silent')
+      console.error(`store: idle PostgreSQL connection lost (${err.message})`);
+  });
+  return pool;
 }
 
 export function openSqlite(file: string): Db {
@@ -133,26 +147,29 @@ class PostgresDb implements Db {
   ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const r = await this.pool.query(numberPlaceholders(sql), params.map(pgValue));
+    const r = await guarded(() => this.pool.query(numberPlaceholders(sql), params.map(pgValue)));
     return r.rows as T[];
   }
   async run(sql: string, params: unknown[] = []): Promise<{ changes: number }> {
-    const r = await this.pool.query(numberPlaceholders(sql), params.map(pgValue));
+    const r = await guarded(() => this.pool.query(numberPlaceholders(sql), params.map(pgValue)));
     return { changes: r.rowCount ?? 0 };
   }
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    if (!(this.pool instanceof Pool)) return fn(this);
-    const client = await this.pool.connect();
+    const pool = this.pool;
+    if (!(pool instanceof Pool)) return fn(this);
+    const client = await guarded(() => pool.connect());
+    let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await guarded(() => client.query('BEGIN'));
       const out = await fn(new PostgresDb(client, false));
-      await client.query('COMMIT');
+      await guarded(() => client.query('COMMIT'));
       return out;
     } catch (err) {
+      if (err instanceof StoreUnavailableError) broken = err;
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.release(broken); // a client whose connection broke is destroyed, not pooled
     }
   }
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import type { AuditEvent } from '../../src/core/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
+import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
 import type { ReviewerPolicy } from '../../src/core/reviewer-policy';
@@ -52,10 +53,23 @@ export class ApiHarness {
     readonly gate: GateClient,
     readonly audit: AuditStore,
     readonly client: Client,
-    private readonly parts: { app: FastifyInstance; worker: RunningWorker; connection: Connection; db: Db },
+    private readonly parts: {
+      app?: FastifyInstance;
+      worker?: RunningWorker;
+      connection: Connection;
+      db: Db;
+      taskQueue?: string;
+    },
   ) {}
 
+  /**
+   * In-process by default; in the production suite (GATE_STACK_TARGET set) the same
+   * tests drive the stack: its API, its two workers and its PostgreSQL stores. Options
+   * that shape the API (port, OIDC, policy) need the in-process one.
+   */
   static async start(opts: HarnessOptions = {}): Promise<ApiHarness> {
+    const target = stackTarget();
+    if (target && Object.keys(opts).length === 0) return ApiHarness.onStack(target);
     const db = openDb({ sqliteFile: ':memory:' });
     const audit = new AuditStore(db);
     await audit.migrate();
@@ -97,9 +111,24 @@ export class ApiHarness {
     return new ApiHarness(url, keys, gate, audit, client, { app, worker, connection, db });
   }
 
-  /** The task queue the harness's worker polls. */
+  private static async onStack(t: StackTarget): Promise<ApiHarness> {
+    const db = openDb({ databaseUrl: t.info.database_url, sqliteFile: ':memory:' });
+    const audit = new AuditStore(db);
+    const { client, connection } = await testClient();
+    const gate = new GateClient(client, { taskQueue: t.taskQueue, audit });
+    const keys: Keys = {
+      agent: targetKey(t, 'agent', 'agent-1'),
+      otherAgent: targetKey(t, 'agent', 'agent-2'),
+      reviewer: targetKey(t, 'reviewer', 'rev-1'),
+      reviewer2: targetKey(t, 'reviewer', 'rev-2'),
+      agentAsReviewer: targetKey(t, 'reviewer', 'agent-1'),
+    };
+    return new ApiHarness(t.info.api_url, keys, gate, audit, client, { connection, db, taskQueue: t.taskQueue });
+  }
+
+  /** The task queue the harness's worker (or the stack's workers) polls. */
   get taskQueue(): string {
-    return this.parts.worker.taskQueue;
+    return this.parts.worker?.taskQueue ?? this.parts.taskQueue!;
   }
 
   /** A further key (in the default tenant unless given), for tests that need more callers. */
@@ -108,8 +137,8 @@ export class ApiHarness {
   }
 
   async stop(): Promise<void> {
-    await this.parts.app.close();
-    await this.parts.worker.stop();
+    await this.parts.app?.close();
+    await this.parts.worker?.stop();
     await this.parts.connection.close();
     await this.parts.db.close();
   }

@@ -7,12 +7,16 @@ import { loadConfig } from '../../src/config';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { freePort } from '../support/ports';
+import { stackTarget, targetKey } from '../support/stack-target';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { tripDomain } from '../../src/domain/trip';
 
-let api: RunningApi;
-let worker: RunningWorker;
-let db: Db;
+// In-process by default; in the production suite (GATE_STACK_TARGET) the same runs go to the stack.
+const target = stackTarget();
+let baseUrl: string;
+let api: RunningApi | undefined;
+let worker: RunningWorker | undefined;
+let db: Db | undefined;
 const keys: Record<'agent' | 'otherAgent' | 'reviewer', string> = { agent: '', otherAgent: '', reviewer: '' };
 
 async function call(
@@ -22,7 +26,7 @@ async function call(
   body?: unknown,
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api.url}${p}`, {
+  const res = await fetch(`${baseUrl}${p}`, {
     method,
     headers: {
       ...(key ? { authorization: `Bearer ${key}` } : {}),
@@ -50,6 +54,13 @@ const pendingGate = (id: string) =>
   until(async () => (await runView(id)).pending_approvals?.[0]?.request_id as string | undefined);
 
 beforeAll(async () => {
+  if (target) {
+    baseUrl = target.info.api_url;
+    keys.agent = targetKey(target, 'agent', 'trip-agent');
+    keys.reviewer = targetKey(target, 'reviewer', 'alice');
+    keys.otherAgent = targetKey(target, 'agent', 'other-agent');
+    return;
+  }
   process.env.GATE_LOG_LEVEL = 'silent';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-runs-'));
   db = openSqlite(path.join(dir, 'gate.db'));
@@ -63,6 +74,7 @@ beforeAll(async () => {
     taskQueue: worker.taskQueue,
   };
   api = await startApiServer(cfg, { domains: [tripDomain] });
+  baseUrl = api.url;
   const store = new KeyStore(db);
   await store.migrate();
   keys.agent = (await store.create('agent', 'trip-agent')).key;
@@ -70,9 +82,9 @@ beforeAll(async () => {
   keys.otherAgent = (await store.create('agent', 'other-agent')).key;
 });
 afterAll(async () => {
-  await api.close();
-  await worker.stop();
-  await db.close();
+  await api?.close();
+  await worker?.stop();
+  await db?.close();
 });
 
 describe('runs over HTTP', () => {
