@@ -5,11 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpLimits } from '../../src/api/http-limits';
 import { createApiServer } from '../../src/api/server';
 import { GateClient } from '../../src/client/gate-client';
-import type { AuditEvent } from '../../src/core/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
+import { storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
 import type { ReviewerPolicy } from '../../src/core/reviewer-policy';
@@ -76,12 +76,7 @@ export class ApiHarness {
     const keyStore = new KeyStore(db);
     await keyStore.migrate();
     const worker = await startTestWorker({
-      recordAuditEvent: (e: AuditEvent) => audit.append(e),
-      recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
-        await audit.appendMany(events),
-        { webhook_receivers: 0 }
-      ),
-      deliverWebhooks: async () => ({ delivered: [] }),
+      ...storeActivities(audit),
       recheckSnapshot: async () => ({ ok: false, reason: 'not used by external gates', mismatches: [] }),
       executeTool: async () => {
         throw new Error('not used by external gates');

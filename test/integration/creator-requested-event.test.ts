@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { AuditEvent } from '../../src/core/audit';
 import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
+import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 
 /**
@@ -23,14 +22,7 @@ beforeAll(async () => {
   db = openDb({ sqliteFile: ':memory:' });
   audit = new AuditStore(db);
   await audit.migrate();
-  worker = await startTestWorker({
-    recordAuditEvent: (e: AuditEvent) => audit.append(e),
-    recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
-      await audit.appendMany(events),
-      { webhook_receivers: 0 }
-    ),
-    deliverWebhooks: async () => ({ delivered: [] }),
-  });
+  worker = await startTestWorker(storeActivities(audit));
 });
 afterAll(async () => {
   await worker.stop();
@@ -38,17 +30,7 @@ afterAll(async () => {
   await db.close();
 });
 
-const body = (): Record<string, unknown> => ({
-  correlation_id: 'creator-event',
-  trigger_event_id: `evt-${randomUUID()}`,
-  action: 'refund.create',
-  target: 'ch_1',
-  summary: 'Refund 40 EUR',
-  blast_radius: { amount_cents: 4000 },
-  args: { charge: 'ch_1', amount: 4000 },
-  preconditions: {},
-  ttl_seconds: 600,
-});
+const body = (): Record<string, unknown> => refundBody('creator-event');
 
 async function history(id: string): Promise<string[]> {
   const h = await client.workflow.getHandle(id).fetchHistory();

@@ -3,6 +3,7 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { AuditEvent } from '../../src/core/audit';
 import { GateClient } from '../../src/client/gate-client';
+import { refundBody } from '../support/gate-fixtures';
 
 /**
  * `gate dev` runs the API and the worker in one process: the API's client shares the
@@ -36,17 +37,7 @@ afterAll(async () => {
   await connection.close();
 });
 
-const body = (): Record<string, unknown> => ({
-  correlation_id: 'eager',
-  trigger_event_id: `evt-${randomUUID()}`,
-  action: 'refund.create',
-  target: 'ch_1',
-  summary: 'Refund 40 EUR',
-  blast_radius: { amount_cents: 4000 },
-  args: { charge: 'ch_1', amount: 4000 },
-  preconditions: {},
-  ttl_seconds: 600,
-});
+const body = (): Record<string, unknown> => refundBody('eager');
 
 /** Creates through GateClient and reports whether Temporal started the gate eagerly. */
 async function create(gates: GateClient): Promise<{ id: string; sha: string; eager: boolean }> {

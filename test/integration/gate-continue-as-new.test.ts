@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import type { AuditEvent } from '../../src/core/audit';
 import type { DecisionMessage } from '../../src/core/decision';
 import type { GateInput } from '../../src/core/gate-state';
 import { prepareCreate } from '../../src/client/create-request';
@@ -9,6 +8,7 @@ import { startOptions } from '../../src/client/start-options';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { decideSignal } from '../../src/workflows/definitions';
+import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 
 /**
@@ -31,14 +31,7 @@ beforeAll(async () => {
   db = openDb({ sqliteFile: ':memory:' });
   audit = new AuditStore(db);
   await audit.migrate();
-  worker = await startTestWorker({
-    recordAuditEvent: (e: AuditEvent) => audit.append(e),
-    recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
-      await audit.appendMany(events),
-      { webhook_receivers: 0 }
-    ),
-    deliverWebhooks: async () => ({ delivered: [] }),
-  });
+  worker = await startTestWorker(storeActivities(audit));
   gates = new GateClient(client, { taskQueue: worker.taskQueue, audit });
 });
 afterAll(async () => {
@@ -48,17 +41,7 @@ afterAll(async () => {
 });
 
 async function openGate(ttlSeconds: number, over: Partial<GateInput> = {}): Promise<GateInput> {
-  const body = {
-    correlation_id: 'flood',
-    trigger_event_id: `evt-${randomUUID()}`,
-    action: 'refund.create',
-    target: `ch_${randomUUID()}`,
-    summary: 'Refund 40 EUR',
-    blast_radius: { amount_cents: 4000 },
-    args: { charge: 'ch_1', amount: 4000 },
-    preconditions: {},
-    ttl_seconds: ttlSeconds,
-  };
+  const body = refundBody('flood', { target: `ch_${randomUUID()}`, ttl_seconds: ttlSeconds });
   const { requestId, input } = prepareCreate(body, { agentId: 'agent-1' });
   const full: GateInput = { ...input, max_history_events: LIMIT, ...over };
   await client.workflow.start(

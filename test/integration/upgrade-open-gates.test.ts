@@ -14,6 +14,7 @@ import { openSqlite, type Db } from '../../src/store/db';
 import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { unpackBundle } from '../replay/bundle-commit';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
+import { refundBody } from '../support/gate-fixtures';
 import { testClient } from '../support/temporal';
 import { tripDomain } from '../../src/domain/trip';
 
@@ -57,20 +58,7 @@ afterAll(async () => {
 it('finishes gates and a run opened on the previous release with the current code', async () => {
   const old = await runWorker({ codePath: unpackBundle(OLD_RELEASE) });
   const gates = new GateClient(client, { taskQueue, audit: new AuditStore(db) });
-  const { requestId, input } = prepareCreate(
-    {
-      correlation_id: 'upgrade',
-      trigger_event_id: `evt-${randomUUID()}`,
-      action: 'refund.create',
-      target: 'ch_1',
-      summary: 'Refund 40 EUR',
-      blast_radius: { amount_cents: 4000 },
-      args: { charge: 'ch_1', amount: 4000 },
-      preconditions: {},
-      ttl_seconds: 600,
-    },
-    { agentId: 'agent-1' },
-  );
+  const { requestId, input } = prepareCreate(refundBody('upgrade'), { agentId: 'agent-1' });
   await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, taskQueue, randomUUID()));
   const runId = await startRun(client, taskQueue, [
     ...draftAndValidate(800000),

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { freePort } from './ports';
+import { storeActivities } from './gate-fixtures';
 import { startTestWorker, type RunningWorker } from './temporal';
 import { tripDomain } from '../../src/domain/trip';
 
@@ -26,12 +27,7 @@ export async function startApiStack(prefix: string): Promise<ApiStack> {
   const audit = new AuditStore(db);
   await audit.migrate();
   const worker = await startTestWorker({
-    recordAuditEvent: (e: Parameters<AuditStore['append']>[0]) => audit.append(e),
-    recordAuditEvents: async ({ events }: { events: Parameters<AuditStore['appendMany']>[0] }) => (
-      await audit.appendMany(events),
-      { webhook_receivers: 0 }
-    ),
-    deliverWebhooks: async () => ({ delivered: [] }),
+    ...storeActivities(audit),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'done' }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used here' }] }),
