@@ -10,4 +10,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 120000,
   maxWorkers: 2,
+  // A fresh process for every test file: a gRPC retry a finished file left scheduled (its
+  // connection closed in afterAll) must not throw "Channel has been shut down" into the next
+  // file's test. A limit below any real worker's size restarts the worker after each file.
+  workerIdleMemoryLimit: '1MB',
 };

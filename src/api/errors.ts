@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PAYLOAD_BYTES } from '../core/evidence';
 import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../core/json-limits';
 import { GateError, snakeCase } from '../client/gate-error';
-import { StoreUnavailableError } from '../store/unavailable';
+import { isConnectionError, StoreUnavailableError } from '../store/unavailable';
 
 /** Fastify's raw body limit: the 64 KB payload plus room for the envelope (ttl, executor…). The payload itself is checked as canonical JSON. */
 export const BODY_LIMIT_BYTES = MAX_PAYLOAD_BYTES + 8 * 1024;
@@ -64,9 +64,22 @@ export function toHttpError(err: unknown): GateError {
   }
   if (err instanceof ServiceError)
     return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
-  if (err instanceof StoreUnavailableError)
-    return new GateError(503, 'database_unavailable', `${err.message}; retry shortly`);
+  const store = storeOutage(err);
+  if (store) return new GateError(503, 'database_unavailable', `${store.message}; retry shortly`);
+  // A lost connection that no store wrapper named (a driver error from a path outside the stores).
+  if (isConnectionError(err))
+    return new GateError(503, 'service_unavailable', 'a backing service did not answer; retry shortly');
   return new GateError(500, 'internal', 'internal error; the server log has the details');
+}
+
+/** The StoreUnavailableError `err` is, or wraps as its `cause` (a few levels deep). */
+function storeOutage(err: unknown): StoreUnavailableError | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    if (e instanceof StoreUnavailableError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /**
