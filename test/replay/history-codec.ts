@@ -10,10 +10,11 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * `v2` with the trail written by local activities; `v3` with the trail written by one
  * regular activity per workflow task; `v4` with the first event written by the gate's creator
  * (`GateInput.requested_event`); `v5` adds a gate that continues as new under a flood of
- * signals (`flood-continue.<n>.json`, one file per execution). A set is never re-recorded or edited: a new workflow version records
+ * signals (`flood-continue.<n>.json`, one file per execution); `v6` approves and consumes with
+ * the updates' caller writing their events (`CallerWrites`). A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */

@@ -27,7 +27,13 @@ import type { GateInput, GateState } from '../../src/core/gate-state';
 import type { ScriptedTurn } from '../../src/models/spec';
 // Type only: the replay test imports this file for the codec and must not load workflow code.
 import type { approvalGateWorkflow } from '../../src/workflows';
-import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
+import {
+  CALLER_WRITES,
+  consumeUpdate,
+  decideSignal,
+  decideUpdate,
+  getGateQuery,
+} from '../../src/workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
 import type * as Harness from '../support/run-harness';
 import {
@@ -121,8 +127,10 @@ const scenarios: Record<string, Scenario> = {
   'approve-consume': async (client, taskQueue) => {
     const input = gateInput('approve-consume', 3600);
     const handle = await startGate(client, taskQueue, input);
-    await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' })] });
-    await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
+    // Since v6: the updates' caller writes their events (GateClient with an audit store), see CallerWrites.
+    const w = since('v6') ? CALLER_WRITES : undefined;
+    await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' }), w] });
+    await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }, w] });
     return handle;
   },
   /** Denied by a signal, the path any service can use. */
@@ -174,8 +182,7 @@ async function recordGatePaths(client: Client, taskQueue: string): Promise<void>
     const history = await handle.fetchHistory();
     save(dir, `${name}.json`, history, state.status);
   }
-  if (HISTORY_VERSIONS.indexOf(recording) >= HISTORY_VERSIONS.indexOf('v5'))
-    await recordFloodContinue(client, taskQueue, dir);
+  if (since('v5')) await recordFloodContinue(client, taskQueue, dir);
 }
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
@@ -372,6 +379,8 @@ const SETS = ['gate', 'agent-run'] as const;
 
 /** The set being recorded: the newest version, which must not exist yet (GATE_HISTORY_VERSION names it). */
 let recording: HistoryVersion = HISTORY_VERSIONS[HISTORY_VERSIONS.length - 1]!;
+/** Whether the set being recorded is `v` or newer. */
+const since = (v: HistoryVersion): boolean => HISTORY_VERSIONS.indexOf(recording) >= HISTORY_VERSIONS.indexOf(v);
 
 function checkNewSet(version: string, sets: readonly string[]): HistoryVersion {
   if (!(HISTORY_VERSIONS as readonly string[]).includes(version))
