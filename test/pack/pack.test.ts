@@ -1,46 +1,22 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../support/ports';
+import { installedVersion, packTarball, repo, run } from './tarball';
 
 // Proof from outside: the packed tarball, installed into a throwaway project with nothing
 // else of this checkout, runs README's three ways in (examples/library) against the
 // suite's Temporal server.
 
-const repo = path.resolve(__dirname, '..', '..');
 const tmp = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'gate-pack-'));
 const project = path.join(tmp, 'project');
-const run = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string =>
-  execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-
-/** `npm pack` in a copy of the package's files, so the build never rewrites this checkout's dist/ under other tests. */
-function pack(): string {
-  const stage = path.join(tmp, 'stage');
-  fs.mkdirSync(stage);
-  for (const f of [
-    'package.json',
-    'README.md',
-    'tsconfig.json',
-    'tsconfig.build.json',
-    'src',
-    'bin',
-    'examples',
-    'scripts',
-  ])
-    fs.cpSync(path.join(repo, f), path.join(stage, f), { recursive: true });
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(stage, 'node_modules'));
-  const out = run('npm', ['pack', '--json', '--pack-destination', tmp], stage);
-  const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  return path.join(tmp, info!.filename);
-}
 
 let tarball: string;
 let files: string[];
 
 beforeAll(() => {
-  tarball = pack();
+  tarball = packTarball(process.env.GATE_TEST_TMP ?? os.tmpdir());
   files = run('tar', ['-tzf', tarball], tmp).split('\n');
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'pack-check', private: true }));
@@ -50,9 +26,7 @@ beforeAll(() => {
   // same version (same Node ABI) instead of compiling it again; any other version is rebuilt.
   const ours = path.join(repo, 'node_modules', 'better-sqlite3');
   const theirs = path.join(project, 'node_modules', 'better-sqlite3');
-  const version = (d: string) =>
-    (JSON.parse(fs.readFileSync(path.join(d, 'package.json'), 'utf8')) as { version: string }).version;
-  if (version(ours) === version(theirs))
+  if (installedVersion('better-sqlite3') === installedVersion('better-sqlite3', project))
     fs.cpSync(path.join(ours, 'build'), path.join(theirs, 'build'), { recursive: true });
   else run('npm', ['rebuild', 'better-sqlite3'], project);
   for (const f of fs.readdirSync(path.join(repo, 'examples', 'library')))

@@ -1,6 +1,7 @@
 // approval-gate for the Vercel AI SDK (v6): tools marked `needsApproval` get one gate per
 // call; decisions come back as the SDK's own tool-approval-response parts, and the tool
 // runs only with args consumed from the gate.
+import './peer-check';
 import { asSchema, type ModelMessage, type Tool, type ToolApprovalResponse, type ToolSet } from 'ai';
 import { ToolGates, type ToolGatesOptions } from '../common/tool-gates';
 import { pendingApprovals } from './pending-approvals';
@@ -11,6 +12,7 @@ export type { GateTransport } from '../common/transport';
 export type { CallDescription, GatedCall } from '../common/call-evidence';
 export type { CallDecision } from '../common/tool-gates';
 export { GateAdapterError, GateRequestError, GateUnreachableError, NotApprovedError } from '../common/errors';
+export { MissingPeerError } from '../common/peers';
 export { pendingApprovals, type PendingApproval } from './pending-approvals';
 
 /** Options of `approvalGate`: where the gates live and how a call becomes evidence. */

@@ -3,6 +3,7 @@
 // `Command`, the gated calls of a model turn wait on gates; decisions (approve / edit /
 // reject, in the order of the calls) come from the gate server, and each approved call
 // consumes its gate right before the tool runs.
+import './peer-check';
 import { AIMessage, ToolMessage, createMiddleware } from 'langchain';
 import { ToolGates, type CallDecision, type ToolGatesOptions } from '../common/tool-gates';
 import { NotApprovedError } from '../common/errors';
@@ -14,6 +15,7 @@ export type { GateTransport } from '../common/transport';
 export type { CallDescription, GatedCall } from '../common/call-evidence';
 export type { CallDecision } from '../common/tool-gates';
 export { GateAdapterError, GateRequestError, GateUnreachableError, NotApprovedError } from '../common/errors';
+export { MissingPeerError } from '../common/peers';
 
 /** One tool call as LangChain has it. */
 export interface LangChainToolCall {

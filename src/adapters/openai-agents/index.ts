@@ -2,6 +2,7 @@
 // interrupt the run as usual; `decide` opens one gate per interruption and applies each
 // decision with `state.approve` / `state.reject`, and the wrapped tool runs only with args
 // consumed from its approved gate. Types only are imported: the SDK is the caller's.
+import './peer-check';
 import type { FunctionTool, RunState, RunToolApprovalItem } from '@openai/agents-core';
 import type { GatedCall } from '../common/call-evidence';
 import { GateAdapterError, NotApprovedError } from '../common/errors';
@@ -13,6 +14,7 @@ export type { GateTransport } from '../common/transport';
 export type { CallDescription, GatedCall } from '../common/call-evidence';
 export type { CallDecision } from '../common/tool-gates';
 export { GateAdapterError, GateRequestError, GateUnreachableError, NotApprovedError } from '../common/errors';
+export { MissingPeerError } from '../common/peers';
 
 /** Options of `approvalGate`: where the gates live and how a call becomes evidence. */
 export type OpenAIAgentsGateOptions = ToolGatesOptions;

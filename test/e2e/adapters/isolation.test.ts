@@ -56,6 +56,8 @@ describe('adapter subpaths', () => {
   });
 
   it('fails to load approval-gate/ai-sdk when the AI SDK itself is missing (the check above blocks for real)', async () => {
-    await expect(loadAlone('ai-sdk', [])).rejects.toThrow(/Cannot find module ai/);
+    await expect(loadAlone('ai-sdk', [])).rejects.toThrow(
+      /MissingPeerError: approval-gate\/ai-sdk needs ai, not installed here/,
+    );
   });
 });

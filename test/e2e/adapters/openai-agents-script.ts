@@ -13,7 +13,6 @@ export class ScriptedModel implements Model {
     return { usage: new Usage(), output: this.next(request), responseId: `resp_${this.requests.length}` };
   }
 
-  // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
     throw new Error('the scripted model does not stream');
   }

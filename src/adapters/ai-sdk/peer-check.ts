@@ -1,0 +1,4 @@
+// Runs first (the index imports it before the framework): a missing framework gets a plain message.
+import { requirePeers } from '../common/peers';
+
+requirePeers('ai-sdk');
