@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
+import { parseTrustProxy, type TrustProxy } from './api/trust-proxy';
 
 /** Process configuration, read from the environment (DESIGN section 6). */
 export interface GateConfig {
@@ -27,6 +28,8 @@ export interface GateConfig {
   policyFile?: string;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
+  /** GATE_TRUST_PROXY: whose `X-Forwarded-For` names the client address (rate limits, logs); none by default. */
+  trustProxy: TrustProxy;
   /** `host:port` of the worker's Prometheus endpoint (`GATE_WORKER_METRICS_ADDRESS`); none when unset. */
   workerMetricsAddress?: string;
   /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
@@ -82,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),
       authFailureWindowMs: DEFAULT_HTTP_LIMITS.authFailureWindowMs,
     },
+    trustProxy: parseTrustProxy(env.GATE_TRUST_PROXY),
     oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
   };
 }

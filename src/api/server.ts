@@ -22,6 +22,7 @@ import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
 import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLimits } from './http-hardening';
 import { loadReviewerPage } from './reviewer-page';
+import type { TrustProxy } from './trust-proxy';
 import { ApiMetrics, metricsRoutes } from './metrics';
 import { requestSpans } from './tracing';
 import { activeTracing } from '../telemetry/tracing';
@@ -70,6 +71,8 @@ export interface ApiServerDeps {
   queueDepthTtlMs?: number;
   /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
   oidc?: OidcVerifier;
+  /** Whose X-Forwarded-For names the client address (fastify `trustProxy`); the socket's address when absent. */
+  trustProxy?: TrustProxy;
 }
 
 /** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
@@ -91,7 +94,13 @@ export function routesOf(app: FastifyInstance): RouteInfo[] {
 
 /** Builds the HTTP API without listening (tests use `inject` or `listen({ port: 0 })`). */
 export function createApiServer(deps: ApiServerDeps): FastifyInstance {
-  const options = { bodyLimit: BODY_LIMIT_BYTES, routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors };
+  const options = {
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    // req.ip (the rate limits' per-address buckets) comes from X-Forwarded-For only when these proxies sent it.
+    trustProxy: deps.trustProxy ?? false,
+  };
   const app: FastifyInstance = (deps.logger
     ? Fastify({ loggerInstance: deps.logger, ...options })
     : Fastify({ logger: false, ...options })) as unknown as FastifyInstance;
@@ -232,6 +241,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       queueDepthTtlMs: cfg.queueDepthTtlMs,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
+      trustProxy: cfg.trustProxy,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });

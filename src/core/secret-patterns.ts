@@ -98,14 +98,54 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** True when `text` holds a Luhn-valid run of 13-19 digits, as cards are written. */
+const between = (n: number, lo: number, hi: number): boolean => n >= lo && n <= hi;
+
+/**
+ * True when the digits start with a card network's issuer prefix and have a length that
+ * network issues (ISO/IEC 7812 ranges as the networks publish them). Luhn alone passes one
+ * digit run in ten, so ids carrying a `Date.now()` timestamp (13 digits starting with 1,
+ * a prefix no network uses) were refused at random; no real card starts with 1, 7 or 0.
+ */
+export function hasCardBrand(digits: string): boolean {
+  const len = digits.length;
+  const p2 = Number(digits.slice(0, 2));
+  const p3 = Number(digits.slice(0, 3));
+  const p4 = Number(digits.slice(0, 4));
+  if (digits[0] === '4') return len === 13 || len === 16 || len === 19; // Visa
+  if (between(p2, 51, 55) || between(p4, 2221, 2720)) return len === 16; // Mastercard
+  if (p2 === 34 || p2 === 37) return len === 15; // American Express
+  if (between(p4, 2200, 2204)) return between(len, 16, 19); // Mir
+  if (between(p3, 300, 305) || p4 === 3095 || p2 === 36 || p2 === 38 || p2 === 39) return between(len, 14, 19); // Diners
+  if (between(p4, 3528, 3589)) return between(len, 16, 19); // JCB
+  // Discover, UnionPay, RuPay, Maestro (50, 56-69), Verve: the 6 range and its neighbours.
+  if (digits[0] === '6' || p2 === 50 || between(p2, 56, 59) || p2 === 81 || p2 === 82) return between(len, 13, 19);
+  if (p4 === 9792) return len === 16; // Troy
+  return false;
+}
+
+/**
+ * The 13-19 digit candidates of one matched run: the whole run and, when it is grouped,
+ * every run of whole groups, so a card after a short number (`ref 12 4111 1111 1111 1111`)
+ * is still seen. At most 19 groups, so this stays small.
+ */
+function cardRuns(run: string): string[] {
+  const groups = run.split(/[ .-]/);
+  const out: string[] = [];
+  for (let i = 0; i < groups.length; i++) {
+    let digits = '';
+    for (let j = i; j < groups.length && digits.length < 19; j++) {
+      digits += groups[j];
+      if (digits.length >= 13 && digits.length <= 19) out.push(digits);
+    }
+  }
+  return out;
+}
+
+/** True when `text` holds a Luhn-valid run of 13-19 digits with a card network's prefix and length, as cards are written. */
 export function looksLikeCard(text: string): boolean {
   const t = text.replace(UUID, ' ');
   for (const pattern of [CARD_LOOSE, CARD_DOTTED]) {
-    for (const m of t.matchAll(pattern)) {
-      const digits = m[0].replace(/[ .-]/g, '');
-      if (digits.length >= 13 && digits.length <= 19 && luhn(digits)) return true;
-    }
+    for (const m of t.matchAll(pattern)) if (cardRuns(m[0]).some((d) => hasCardBrand(d) && luhn(d))) return true;
   }
   return false;
 }

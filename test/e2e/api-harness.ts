@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { HttpLimits } from '../../src/api/http-limits';
+import type { TrustProxy } from '../../src/api/trust-proxy';
 import { createApiServer } from '../../src/api/server';
 import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
@@ -24,6 +25,8 @@ export interface HarnessOptions {
   policy?: ReviewerPolicy;
   /** The API's rate limits; the production defaults when absent. */
   limits?: HttpLimits;
+  /** Whose X-Forwarded-For the API believes (GATE_TRUST_PROXY); none when absent. */
+  trustProxy?: TrustProxy;
 }
 
 /** A response as the tests read it. */
@@ -93,7 +96,15 @@ export class ApiHarness {
       policy: opts.policy,
     });
     const oidc = opts.oidc ? new OidcVerifier(opts.oidc) : undefined;
-    const app = createApiServer({ gate, keys: keyStore, audit, temporal: client, oidc, limits: opts.limits });
+    const app = createApiServer({
+      gate,
+      keys: keyStore,
+      audit,
+      temporal: client,
+      oidc,
+      limits: opts.limits,
+      trustProxy: opts.trustProxy,
+    });
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const keys: Keys = {

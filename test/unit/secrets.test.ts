@@ -218,3 +218,88 @@ describe('scanning cost', () => {
     expect(performance.now() - t0).toBeLessThan(500);
   });
 });
+
+/** `body` with the Luhn check digit appended, so a near miss fails for its prefix or length, not its checksum. */
+function luhnValid(body: string): string {
+  for (let d = 0; d <= 9; d++) {
+    const n = body + d;
+    let sum = 0;
+    for (let i = n.length - 1, dbl = false; i >= 0; i--, dbl = !dbl) {
+      let x = Number(n[i]);
+      if (dbl) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
+      sum += x;
+    }
+    if (sum % 10 === 0) return n;
+  }
+  throw new Error('unreachable');
+}
+
+describe('card numbers: a network prefix and a length that network issues', () => {
+  // Regression: a Luhn-valid 13-19 digit run was refused whatever its prefix, so one id in ten that carried a
+  // Date.now() timestamp (it flows into the default request id of requireApproval) was refused as a card.
+  it.each([
+    { brand: 'Visa 16', value: '4111 1111 1111 1111' },
+    { brand: 'Visa 16', value: '4012888888881881' },
+    { brand: 'Visa 13', value: '4222222222222' },
+    { brand: 'Visa 19', value: luhnValid('411111111111111111') },
+    { brand: 'Mastercard 5-series', value: '5555-5555-5555-4444' },
+    { brand: 'Mastercard 5-series', value: '5105105105105100' },
+    { brand: 'Mastercard 2-series', value: '2223003122003222' },
+    { brand: 'American Express', value: '378282246310005' },
+    { brand: 'American Express', value: '3714 496353 98431' },
+    { brand: 'Diners Club 14', value: '3056 9309 0259 04' },
+    { brand: 'Diners Club 14', value: '38520000023237' },
+    { brand: 'Discover', value: '6011 1111 1111 1117' },
+    { brand: 'Discover', value: '6011000990139424' },
+    { brand: 'JCB', value: '3530111333300000' },
+    { brand: 'JCB', value: '3566002020360505' },
+    { brand: 'UnionPay', value: '6200000000000005' },
+    { brand: 'Mir', value: luhnValid('220000000000000') },
+    { brand: 'Visa, dotted', value: '4111.1111.1111.1111' },
+    { brand: 'Visa after a short number', value: 'ref 12 4111 1111 1111 1111' },
+    { brand: 'Visa inside an id', value: 'order-4111111111111111-approval-1' },
+  ])('refuses a $brand test number: $value', ({ value }) => {
+    expect(findSecrets({ note: value })).toEqual(['$.note']);
+  });
+
+  it('refuses a card sent as a JSON number', () => {
+    expect(findSecrets({ n: 4111111111111111, m: 5555555555554444 }).sort()).toEqual(['$.m', '$.n']);
+  });
+
+  it.each([
+    { why: 'a millisecond timestamp (13 digits, prefix 1)', value: luhnValid('173300000000') },
+    { why: 'a microsecond timestamp (16 digits, prefix 1)', value: luhnValid('173300000000000') },
+    { why: 'a nanosecond timestamp (19 digits, prefix 1)', value: luhnValid('173300000000000000') },
+    { why: 'a 14-digit run with the Visa prefix (Visa issues 13, 16, 19)', value: luhnValid('4111111111111') },
+    { why: 'a 15-digit run with a Mastercard prefix (Mastercard issues 16)', value: luhnValid('55555555555555') },
+    { why: 'a 16-digit run with the Amex prefix (Amex issues 15)', value: luhnValid('378282246310005') },
+    { why: 'a 16-digit run with prefix 7 (no network)', value: luhnValid('711111111111111') },
+    { why: 'a 16-digit run with prefix 0 (no network)', value: luhnValid('011111111111111') },
+    { why: 'the Visa test number with a wrong check digit', value: '4111111111111112' },
+  ])('passes $why: $value', ({ value }) => {
+    expect(findSecrets({ note: value, correlation_id: `wf-${value}`, request_id: `wf-${value}-approval-1` })).toEqual(
+      [],
+    );
+  });
+
+  it('passes every Date.now()-style timestamp (2001 to 2033) in a workflow id, a default request id and a number', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1_000_000_000_000, max: 1_999_999_999_999 }), (ms) => {
+        const wf = `refund-${ms}`;
+        expect(
+          findSecrets({ correlation_id: wf, request_id: `${wf}-approval-1`, trigger_event_id: `${wf}/${wf}`, at: ms }),
+        ).toEqual([]);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('passes the Luhn-valid 13-digit timestamps that used to be refused', () => {
+    // Every tenth millisecond is Luhn-valid; before the prefix check each of these was refused.
+    const valid = Array.from({ length: 200 }, (_, i) => 1_733_000_000_000 + i).filter(
+      (ms) => luhnValid(String(ms).slice(0, 12)) === String(ms),
+    );
+    expect(valid.length).toBe(20);
+    for (const ms of valid) expect(findSecrets({ request_id: `wf-${ms}-approval-1` })).toEqual([]);
+  });
+});
