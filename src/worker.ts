@@ -6,6 +6,7 @@ import { createActivities } from './activities';
 import type { DomainSource } from './domain/types';
 import type { Model, ModelSpec } from './models/spec';
 import { configuredDomains } from './domain/configured';
+import { loadPolicyFile } from './policy/load-policy';
 import { ensureSearchAttributes } from './dev/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from './core/search-attributes';
 import { openDb, type Db } from './store/db';
@@ -62,6 +63,8 @@ export interface GateWorkerOptions extends Partial<GateConfig> {
 export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
   const { domains, createModel, ...overrides } = opts;
   const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
+  // Before anything opens: a bad rule file stops the worker with every problem named, as it stops the API.
+  const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
   const { activities } = await createActivities({
     db,
@@ -69,6 +72,7 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     createModel,
     webhookUrls: cfg.webhookUrls,
     webhookSecret: cfg.webhookSecret,
+    policy,
   });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
   const tracing = activeTracing();

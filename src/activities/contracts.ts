@@ -1,5 +1,6 @@
 import type { AuditEvent } from '../core/audit';
 import type { Snapshot } from '../core/evidence';
+import type { RecordedReview } from '../core/reviewer-policy';
 import type { RecheckResult, RevisionResult, ToolOutput } from '../domain/types';
 
 /** Which domain session a tool call belongs to. */
@@ -44,6 +45,17 @@ export interface ReviseToolCallInput extends DomainRef {
   patch: Record<string, unknown>;
 }
 
+/** What a gate's creator asks of the worker's rule file: the action, and what the request itself asks for. */
+export interface ResolveReviewersInput {
+  action: string;
+  /** The approvals the request (or the domain's policy) asks for; the rule may raise them. */
+  approvals_required: number;
+  /** Roles the request names; they may only narrow the rule's. */
+  reviewer_roles?: string[];
+}
+/** Who may decide the new gate, or why the request may not be opened (it would widen the rule's roles). */
+export type ResolveReviewersResult = RecordedReview | { problem: string };
+
 /**
  * Activities the approvalGate workflow schedules. Implemented by `createGateActivities`.
  * `executeTool` throws a non-retryable ApplicationFailure of type ToolFailed when the
@@ -58,4 +70,10 @@ export interface GateActivities {
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
   executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
   reviseToolCall(input: ReviseToolCallInput): Promise<RevisionResult>;
+  /**
+   * Applies the worker's rule file (GATE_POLICY_FILE, loaded at start) to a gate about to
+   * be opened by a workflow (an agent run's tool call, `requireApproval`); run as a local
+   * activity, so the answer is recorded in the creator's history and replays unchanged.
+   */
+  resolveReviewers(input: ResolveReviewersInput): Promise<ResolveReviewersResult>;
 }

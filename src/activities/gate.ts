@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../core/failure-types';
 import { isDomainToolError } from '../domain/errors';
 import type { DomainRegistry } from '../domain/registry';
+import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
 import type { AuditStore } from '../store/audit-store';
 import { atBoundary } from './boundaries';
 import type { GateActivities } from './contracts';
@@ -13,6 +14,8 @@ export interface GateActivityDeps {
   deliverWebhooks: GateActivities['deliverWebhooks'];
   /** Configured webhook receivers; with none, gates schedule no delivery activities. */
   webhookReceivers: number;
+  /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
+  policy?: ReviewerPolicy;
 }
 
 /**
@@ -41,6 +44,8 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       await atBoundary('rechecked', session_id);
       return result;
     },
+    resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
+      reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
     reviseToolCall: ({ domain, session_id, tool, input, patch }) =>
       deps.domains.get(domain).revise(session_id, tool, input, patch),
     async executeTool({ domain, session_id, tool, input, idempotency_key }) {

@@ -1,4 +1,5 @@
 import type { Db } from '../store/db';
+import type { ReviewerPolicy } from '../core/reviewer-policy';
 import { AuditStore } from '../store/audit-store';
 import { resolveDomains, type DomainRegistry } from '../domain/registry';
 import type { DomainSource } from '../domain/types';
@@ -16,6 +17,8 @@ export interface ActivityOptions {
   webhookUrls?: string[];
   webhookSecret?: string;
   createModel?: (spec: ModelSpec) => Model;
+  /** The reviewer rule file that gates opened by workflows on this worker follow (GATE_POLICY_FILE). */
+  policy?: ReviewerPolicy;
 }
 
 /** Migrates the stores on `db` and returns every activity the worker registers, plus the pieces tests inspect. */
@@ -29,7 +32,13 @@ export async function createActivities(o: ActivityOptions): Promise<{
   const domains = await resolveDomains(o.domains, { db: o.db });
   const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
   const activities = {
-    ...createGateActivities({ audit, domains, deliverWebhooks, webhookReceivers: o.webhookUrls?.length ?? 0 }),
+    ...createGateActivities({
+      audit,
+      domains,
+      deliverWebhooks,
+      webhookReceivers: o.webhookUrls?.length ?? 0,
+      policy: o.policy,
+    }),
     ...createRunActivities({ domains, createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)) }),
     ...(await conversationActivities(o.db)), // migrates run_conversations (continue-as-new offload) and saves/loads it
   };

@@ -18,7 +18,10 @@ export interface RunActivityDeps {
  */
 export function createRunActivities(
   deps: RunActivityDeps,
-): Omit<RunActivities, 'executeTool' | 'recordAuditEvent' | 'saveConversation' | 'loadConversation'> {
+): Omit<
+  RunActivities,
+  'executeTool' | 'recordAuditEvent' | 'resolveReviewers' | 'saveConversation' | 'loadConversation'
+> {
   return {
     async callModel({ model, messages, tools }) {
       const goal = messages.find((m) => m.role === 'user')?.content ?? '';

@@ -10,7 +10,7 @@ import type { GateInput } from '../core/gate-state';
 import { digest } from '../core/hashing';
 import { unrepresentableNumbers } from '../core/json-limits';
 import { DEFAULT_TENANT } from '../core/tenant';
-import { resolveRequirement, type ReviewerPolicy } from '../core/reviewer-policy';
+import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -70,13 +70,12 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
     );
   }
   const expiresAt = deadline(b, nowMs);
-  const reviewers = resolveRequirement(ctx.policy, b.action, b);
+  const reviewers = reviewFor(ctx.policy, b.action, b);
   if ('problem' in reviewers)
     throw new GateError(422, 'invalid_request', reviewers.problem, [
       { path: '$.reviewer_roles', message: 'not allowed' },
     ]);
-  // Recorded only when something limits who decides, so payloads (and their hashes) stay as before otherwise.
-  const requirement = ctx.policy || b.reviewer_roles ? reviewers.requirement : undefined;
+  const requirement = reviewers.reviewer_policy;
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
   // Outside the default tenant the tenant is part of the id, so tenants never share one.
   const tenant = caller.tenant ?? DEFAULT_TENANT;
@@ -117,7 +116,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
     input: {
       payload,
       payload_sha256: payloadSha256(payload),
-      approvals_required: reviewers.requirement.approvals_required,
+      approvals_required: reviewers.approvals_required,
       executor: b.executor,
       consume_ttl_seconds: b.consume_ttl_seconds,
       ...(b.escalate_before_seconds ? { escalate_before_seconds: b.escalate_before_seconds } : {}),

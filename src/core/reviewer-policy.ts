@@ -183,3 +183,31 @@ export function isEligible(
   if (!requirement || requirement.roles.length === 0) return true;
   return requirement.roles.some((r) => reviewerRoles.includes(r));
 }
+
+/** What a new gate records about who decides it: evidence (when anything limits it) and the approvals needed. */
+export interface RecordedReview {
+  /** Bound into the evidence as `reviewer_policy`; absent when neither a rule file nor the request names roles. */
+  reviewer_policy?: ReviewerRequirement;
+  /** Distinct eligible approvals the gate needs: the larger of the request's and the rule's. */
+  approvals_required: number;
+}
+
+/**
+ * The one rule every creator applies (the API's create, an agent run's tool gate, a
+ * workflow's `requireApproval`): the matching rule tightened by the request, recorded in
+ * the evidence only when something limits who decides, so payloads (and their hashes)
+ * stay as before otherwise. A problem when the request would widen the roles.
+ */
+export function reviewFor(
+  policy: ReviewerPolicy | undefined,
+  action: string,
+  asked: RequestedReview,
+): RecordedReview | { problem: string } {
+  const r = resolveRequirement(policy, action, asked);
+  if ('problem' in r) return r;
+  const limited = policy !== undefined || asked.reviewer_roles !== undefined;
+  return {
+    ...(limited ? { reviewer_policy: r.requirement } : {}),
+    approvals_required: r.requirement.approvals_required,
+  };
+}

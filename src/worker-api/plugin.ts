@@ -11,10 +11,11 @@ import { createDomainRegistry } from '../domain/registry';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { gateDbFile } from '../worker';
+import { loadPolicyFile } from '../policy/load-policy';
 
 /** Where the gates hosted by your worker keep their audit trail, and where their webhooks go. */
 export interface ApprovalGatePluginOptions extends Partial<
-  Pick<GateConfig, 'dataDir' | 'databaseUrl' | 'webhookUrls' | 'webhookSecret'>
+  Pick<GateConfig, 'dataDir' | 'databaseUrl' | 'webhookUrls' | 'webhookSecret' | 'policyFile'>
 > {
   /** An open store to use instead of opening one from `databaseUrl`/`dataDir` (it is not closed by the plugin). */
   db?: Db;
@@ -32,11 +33,14 @@ const GATE_WORKFLOWS = ['approvalGateWorkflow', 'webhookDeliveryWorkflow'] as co
  * in your workflows module instead), its activities (audit trail, webhooks), and the
  * shared-module preload of the gate's own workers. The store (SQLite under `GATE_DATA_DIR`,
  * or `GATE_DATABASE_URL`) opens and migrates on the first activity; each option defaults
- * to its environment variable. Register the gate's search attributes on your namespace
+ * to its environment variable (`policyFile`: GATE_POLICY_FILE, the reviewer rule file the
+ * gates follow, loaded and validated here). Register the gate's search attributes on your namespace
  * (`gate worker` does it; see README).
  */
 export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): SimplePlugin {
   const cfg = { ...loadConfig(), ...definedOnly(options) };
+  // At creation, before the worker starts: a bad rule file throws PolicyFileError naming every problem.
+  const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = options.db ?? openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
   const audit = new AuditStore(db);
   let migrated: Promise<void> | undefined;
@@ -47,6 +51,7 @@ export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): Sim
     domains: createDomainRegistry([]), // requireApproval gates run no domain tools
     deliverWebhooks,
     webhookReceivers: cfg.webhookUrls.length,
+    policy, // requireApproval/withApproval gates follow the same rule file as the API's creates
   });
   // Every gate activity waits for the migration first; names and signatures stay the gate's own.
   const activities = Object.fromEntries(

@@ -3,19 +3,37 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
+import { z } from 'zod';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { checkPayload, EvidencePayload, payloadSha256 } from '../core/evidence';
 import type { GateInput, GateState } from '../core/gate-state';
 import { gateMemo, gateUiText } from '../core/gate-memo';
 import { digest } from '../core/hashing';
+import { RoleName, type RecordedReview } from '../core/reviewer-policy';
+import { TENANT_SHAPE } from '../core/tenant';
+import type { GateActivities } from '../activities/contracts';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
-import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET } from '../workflows/definitions';
+import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflows/definitions';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
+
+/**
+ * Patch id of the worker's rule file and the tenant on workflow gates: before the gate
+ * starts, an activity applies GATE_POLICY_FILE (on the worker that hosts the gate) and the
+ * gate gets a `GateTenant`. Histories before it open gates with the request's approvals only,
+ * in the default tenant.
+ */
+export const WORKFLOW_GATE_POLICY_PATCH = 'workflow-gate-policy-tenant-v1';
+
+const Roles = z.array(RoleName).min(1).max(50);
+const RULES_OPTIONS = { startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumAttempts: 5 } } as const;
 
 /** The gate could not be opened because its request id was used before: the state it ended in is not handed out again. */
 export interface ReusedRequest {
@@ -55,22 +73,42 @@ export async function openGate(
     expires_at: new Date(Date.now() + ttlMs).toISOString(), // workflow clock: replays give the same deadline
   });
   const approvals = request.approvals_required ?? 1;
+  const tenant = options.tenant ?? info.typedSearchAttributes.get(GATE_TENANT);
   const problems = parsed.success
     ? (checkPayload(parsed.data)?.message ?? '')
     : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
   const badApprovals = !Number.isInteger(approvals) || approvals < 1 || approvals > 10;
-  if (!parsed.success || problems || badApprovals || !(ttlMs > 0))
-    throw ApplicationFailure.create({
-      type: 'InvalidInput',
-      message: `requireApproval: the request is not valid evidence: ${[problems, badApprovals ? 'approvals_required: must be 1..10' : '', ttlMs > 0 ? '' : 'ttl: must be positive'].filter(Boolean).join('; ')}`,
-      nonRetryable: true,
+  const badRoles = request.reviewer_roles !== undefined && !Roles.safeParse(request.reviewer_roles).success;
+  // Decided once per gate, before its first new command: histories before it start the gate as they did.
+  const current = patched(WORKFLOW_GATE_POLICY_PATCH);
+  const badTenant = current && tenant !== undefined && !TENANT_SHAPE.test(tenant);
+  if (!parsed.success || problems || badApprovals || !(ttlMs > 0) || badRoles || badTenant)
+    throw invalid([
+      problems,
+      badApprovals ? 'approvals_required: must be 1..10' : '',
+      ttlMs > 0 ? '' : 'ttl: must be positive',
+      badRoles ? 'reviewer_roles: 1 to 50 role names (letters, digits and . _ : @ / -)' : '',
+      badTenant ? `tenant: "${tenant}" is not a tenant id (1-63 of a-z 0-9 _ -)` : '',
+    ]);
+  const gateQueue = options.taskQueue ?? info.taskQueue;
+  let review: RecordedReview = { approvals_required: approvals };
+  if (current) {
+    const r = await reviewersOn(gateQueue, {
+      action: parsed.data.action,
+      approvals_required: approvals,
+      ...(request.reviewer_roles ? { reviewer_roles: request.reviewer_roles } : {}),
     });
-  const payload = parsed.data;
+    if ('problem' in r) throw invalid([r.problem]);
+    review = r;
+  }
+  const payload = review.reviewer_policy ? { ...parsed.data, reviewer_policy: review.reviewer_policy } : parsed.data;
+  const tooLarge = review.reviewer_policy ? checkPayload(payload) : null;
+  if (tooLarge) throw invalid([tooLarge.message]);
   const escalate = request.escalate_before === undefined ? undefined : msToNumber(request.escalate_before);
   const input: GateInput = {
     payload,
     payload_sha256: payloadSha256(payload),
-    approvals_required: approvals,
+    approvals_required: review.approvals_required,
     executor: 'workflow',
     consume_ttl_seconds: 60, // unused by this executor: the hand-over is immediate
     ...(escalate ? { escalate_before_seconds: Math.max(1, Math.round(escalate / 1000)) } : {}),
@@ -85,7 +123,7 @@ export async function openGate(
   try {
     child = await startChild<typeof approvalGateWorkflow>('approvalGateWorkflow', {
       workflowId: requestId,
-      taskQueue: options.taskQueue ?? info.taskQueue,
+      taskQueue: gateQueue,
       args: [input],
       // One request id, one gate, ever: a second start (a retried parent with a fixed id) is refused, not reopened.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -97,6 +135,7 @@ export async function openGate(
         { key: GATE_AGENT, value: payload.agent_id },
         { key: GATE_TARGET, value: payload.target },
         { key: GATE_RUN_ID, value: info.workflowId },
+        ...(current && tenant !== undefined ? [{ key: GATE_TENANT, value: tenant }] : []),
       ],
       memo: { ...gateMemo(input, requestId) },
       ...gateUiText(input),
@@ -106,4 +145,26 @@ export async function openGate(
     throw err;
   }
   return child.result();
+}
+
+function invalid(problems: string[]): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'InvalidInput',
+    message: `requireApproval: the request is not valid evidence: ${problems.filter(Boolean).join('; ')}`,
+    nonRetryable: true,
+  });
+}
+
+/**
+ * Who may decide, by the rule file of the worker that hosts the gate. On the caller's own
+ * task queue that worker is this one (it hosts the gate's workflows, so it has the gate's
+ * activities): a local activity, no round trip. A gate on another queue asks a worker there.
+ */
+function reviewersOn(
+  gateQueue: string,
+  asked: Parameters<GateActivities['resolveReviewers']>[0],
+): ReturnType<GateActivities['resolveReviewers']> {
+  if (gateQueue === workflowInfo().taskQueue)
+    return proxyLocalActivities<GateActivities>(RULES_OPTIONS).resolveReviewers(asked);
+  return proxyActivities<GateActivities>({ ...RULES_OPTIONS, taskQueue: gateQueue }).resolveReviewers(asked);
 }

@@ -27,8 +27,13 @@ export interface ApprovalRequest {
   correlation_id?: string;
   /** How long the request waits for a decision before it expires (fails closed): `'2h'`, `'30m'` or ms. */
   ttl: Duration;
-  /** Distinct reviewers needed (1 to 10, default 1). */
+  /** Distinct reviewers needed (1 to 10, default 1); the worker's rule file (GATE_POLICY_FILE) may raise it. */
   approvals_required?: number;
+  /**
+   * Roles that may decide (one suffices). They may only narrow the roles the worker's rule
+   * file gives the action; a role outside them fails the call (InvalidInput) before the gate opens.
+   */
+  reviewer_roles?: string[];
   /** Send an `approval.escalated` notice this long before expiry. */
   escalate_before?: Duration;
 }
@@ -46,6 +51,13 @@ export interface RequireApprovalOptions {
   requestId?: string;
   /** Who asks (the reviewers see it; it cannot approve its own request). Default the calling workflow's type. */
   agentId?: string;
+  /**
+   * The tenant whose reviewers see and decide the request (its `GateTenant`). Default the
+   * calling workflow's own `GateTenant` (a gate opened from an agent run's tenant, or any
+   * workflow started with the attribute), else the default tenant. Another tenant's keys
+   * get 404 for it, as for any request of another tenant.
+   */
+  tenant?: string;
 }
 
 /** A person approved: the args to act on (a reviewer's modification when `modified`). Returned once per request. */

@@ -4,6 +4,7 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -13,6 +14,7 @@ import type { GateInput, GateState } from '../core/gate-state';
 import { digest } from '../core/hashing';
 import { gateMemo, gateUiText } from '../core/gate-memo';
 import { Interaction } from '../core/interaction';
+import type { RecordedReview } from '../core/reviewer-policy';
 import { toolResultMessage, type ToolResultInput } from '../core/tool-result';
 import type { RunActivities } from '../activities/run-contracts';
 import type { CallPlan } from '../domain/types';
@@ -25,6 +27,12 @@ import type { InteractionResponse } from '../core/interaction';
 
 /** Patch id of the tenant on a run's child gates (histories before it start gates without one). */
 export const GATE_TENANT_PATCH = 'gate-tenant-v1';
+/**
+ * Patch id of the worker's rule file on a run's child gates: a local activity applies
+ * GATE_POLICY_FILE before the gate's evidence is built. Histories before it open gates
+ * with the domain policy's approvals only.
+ */
+export const RUN_GATE_POLICY_PATCH = 'run-gate-reviewer-policy-v1';
 
 const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
@@ -37,6 +45,11 @@ const toolsV1 = proxyActivities<RunActivities>({
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
 const tools = proxyActivities<RunActivities>(TOOL_ACTIVITY_OPTIONS);
+/** In memory on this worker (the rule file it loaded at start): no store, no network; retried only for a crash. */
+const rules = proxyLocalActivities<RunActivities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', maximumAttempts: 5 },
+});
 
 /** What one call's task needs from its run. */
 export interface CallContext {
@@ -137,6 +150,13 @@ async function gate(
 ): Promise<ToolResultInput> {
   const { input, view } = ctx;
   const requestId = `${input.run_id}-${call.id}`;
+  // The worker's rule file may raise the approvals and name the roles that decide (recorded in the evidence).
+  let review: RecordedReview = { approvals_required: plan.approvals_required };
+  if (patched(RUN_GATE_POLICY_PATCH)) {
+    const r = await reviewersFor(plan.evidence.action, plan.approvals_required);
+    if ('problem' in r) return { outcome: 'blocked', reason: r.problem };
+    review = r;
+  }
   const payload: EvidencePayload = {
     request_id: requestId,
     correlation_id: input.run_id,
@@ -146,11 +166,12 @@ async function gate(
     args: plan.input,
     idempotency_key: requestId,
     expires_at: new Date(Date.now() + input.approval_ttl_seconds * 1000).toISOString(), // workflow clock
+    ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
   };
   const gateInput: GateInput = {
     payload,
     payload_sha256: payloadSha256(payload),
-    approvals_required: plan.approvals_required,
+    approvals_required: review.approvals_required,
     executor: 'tool',
     consume_ttl_seconds: 60,
     create_sha256: digest({ run_id: input.run_id, call_id: call.id }),
@@ -187,6 +208,18 @@ async function gate(
     ctx.refreshWaiting();
   }
   return fromGate(final);
+}
+
+/** The rule file's answer, or a problem (fail closed: a call whose reviewers cannot be known is not asked). */
+async function reviewersFor(action: string, approvals: number): Promise<RecordedReview | { problem: string }> {
+  try {
+    return await rules.resolveReviewers({ action, approvals_required: approvals });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    return {
+      problem: `the reviewer rules could not be read (${err.cause?.message ?? err.message}); nothing ran, try again later`,
+    };
+  }
 }
 
 /** A gate's terminal state as the call's one result. */

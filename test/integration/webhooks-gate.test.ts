@@ -73,6 +73,7 @@ beforeAll(async () => {
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'not used by the external executor' }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),
+    resolveReviewers: async ({ approvals_required }) => ({ approvals_required }), // no rule file
   };
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());

@@ -59,6 +59,9 @@ const activities: GateActivities = {
   async reviseToolCall() {
     return { ok: false, issues: [{ path: '', message: 'not used in these histories' }] };
   },
+  async resolveReviewers({ approvals_required }) {
+    return { approvals_required }; // the gate set starts its gates itself, with the rule already applied
+  },
 };
 
 /** A valid gate input for the external executor, expiring `ttlSeconds` from now. */
