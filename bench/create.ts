@@ -6,6 +6,7 @@ import { GateClient } from '../src/client/gate-client';
 import { http, startBenchApi } from './api';
 import { bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
+import { cpuMeter, type CpuSpent } from './cpu';
 import { progress, type BenchContext } from './context';
 import { AGENT_ID, createBody } from './gate-requests';
 import { fmt } from './report';
@@ -16,6 +17,15 @@ interface Round {
   throughput: number;
   p50: number;
   errors: number;
+  /** CPU ms per create (bench process, server), the first workflow task included; not the cleanup. */
+  cpu: CpuSpent;
+}
+
+/** The CPU spent since `spent` started, per create, after the workers have run every new workflow's first task. */
+async function perCreate(spent: () => CpuSpent, n: number): Promise<CpuSpent> {
+  await sleep(500); // the first tasks of the last starts (not part of the wall time, part of the cost)
+  const c = spent();
+  return { bench: c.bench / n, server: c.server / n };
 }
 
 export async function createSection(ctx: BenchContext): Promise<void> {
@@ -31,6 +41,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
     const bareRound = async (tag: string, n: number): Promise<Round> => {
       const lat: number[] = [];
       const ids: string[] = [];
+      const spent = cpuMeter(ctx.server.pid);
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
         const id = `bare_create_${tag}_${i}`;
         const t0 = now();
@@ -42,18 +53,20 @@ export async function createSection(ctx: BenchContext): Promise<void> {
         lat.push(now() - t0);
         ids.push(id);
       });
+      const cpu = await perCreate(spent, n);
       // Untimed: cancel them (a cancellation request; the bare workflow ends cancelled).
       await runConcurrent(
         ids.length,
         cfg.createC,
         async (i) => void (await client.workflow.getHandle(ids[i]!).cancel()),
       );
-      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors: 0 };
+      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors: 0, cpu };
     };
     const gateRound = async (tag: string, n: number): Promise<Round> => {
       const lat: number[] = [];
       const ids: string[] = [];
       let errors = 0;
+      const spent = cpuMeter(ctx.server.pid);
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
         const t0 = now();
         const res = await http(`${api.url}/v1/approvals`, api.agentKey, 'POST', createBody(tag, i));
@@ -64,11 +77,12 @@ export async function createSection(ctx: BenchContext): Promise<void> {
           lastError = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
         }
       });
+      const cpu = await perCreate(spent, n);
       // Untimed: cancel them (they end `cancelled`), so the pending section's lists see only its own gates.
       await runConcurrent(ids.length, cfg.createC, (i) =>
         gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined),
       );
-      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors };
+      return { throughput: (n * 1000) / wall, p50: percentile(lat, 50), errors, cpu };
     };
     await bareRound('warm', 2 * cfg.createC);
     await gateRound('warm', 2 * cfg.createC);
@@ -101,6 +115,15 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       undefined,
       ['http', 'bare start'],
     );
+    const cpu = (xs: Round[]): string =>
+      `${fmt(
+        med(xs, (r) => r.cpu.bench),
+        'ms',
+      )} bench process + ${fmt(
+        med(xs, (r) => r.cpu.server),
+        'ms',
+      )} server`;
+    report.info('create.cpu_per_create', `http ${cpu(rounds.gate)}  bare start ${cpu(rounds.bare)}`);
     const errors = rounds.gate.reduce((s, r) => s + r.errors, 0);
     report.value(
       'create.http_errors',

@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
-import type { GateActivities } from '../src/activities/contracts';
 import { loadConfig } from '../src/config';
 import { payloadSha256, type EvidencePayload } from '../src/core/evidence';
 import type { GateInput } from '../src/core/gate-state';
 import { digest } from '../src/core/hashing';
 import type { DomainRegistry } from '../src/domain/registry';
+import type { DomainAdapter, DomainContext, DomainSource } from '../src/domain/types';
 import { openSqlite } from '../src/store/db';
 import { dataDir, taskQueue, type BenchContext } from './context';
 import { AGENT_ID } from './gate-requests';
@@ -24,32 +24,38 @@ export type RecheckTimes = Map<string, { start: number; end: number }>;
 /**
  * A gate worker built like `createGateWorker` (src/worker.ts: production bundle and
  * bundler options, `maxCachedWorkflows` from the config, every activity of
- * `createActivities`), except that `executeTool` first records its start time by
- * idempotency key (= request id), and `recheckSnapshot` its start and end by session. createGateWorker takes no activity overrides, hence this copy.
+ * `createActivities`), except that its trip domain records when each `execute` begins
+ * (by idempotency key, = request id for the gated submit) and when each re-check begins
+ * and ends (by session): the tool's start is the effect's, wherever the gate re-checks
+ * (in a local activity, or inside the tool's activity). createGateWorker takes no domain
+ * wrappers, hence this copy.
  */
 export async function startToolGateWorker(
   ctx: BenchContext,
 ): Promise<RunningWorker & { toolStarts: StartTimes; rechecks: RecheckTimes; domains: DomainRegistry }> {
   const queue = taskQueue('tool');
   const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
-  const { activities, domains } = await createActivities({ db, domains: [tripDomain] });
   const toolStarts: StartTimes = new Map();
   const rechecks: RecheckTimes = new Map();
-  const executeTool = activities.executeTool as unknown as GateActivities['executeTool'];
-  const wrapped: GateActivities['executeTool'] = async (input) => {
-    toolStarts.set(input.idempotency_key, now());
-    return executeTool(input);
+  const timedTrip: DomainSource = async (c) => {
+    const trip = await (tripDomain as (c: DomainContext) => Promise<DomainAdapter>)(c);
+    return {
+      ...trip,
+      async recheck(session, tool, input, snapshot) {
+        const start = now();
+        try {
+          return await trip.recheck(session, tool, input, snapshot);
+        } finally {
+          rechecks.set(session, { start, end: now() });
+        }
+      },
+      async execute(session, tool, input, key) {
+        toolStarts.set(key, now());
+        return trip.execute(session, tool, input, key);
+      },
+    };
   };
-  // Timed too, by session: where the time between the decision and the tool goes.
-  const recheckSnapshot = activities.recheckSnapshot as unknown as GateActivities['recheckSnapshot'];
-  const timedRecheck: GateActivities['recheckSnapshot'] = async (input) => {
-    const start = now();
-    try {
-      return await recheckSnapshot(input);
-    } finally {
-      rechecks.set(input.session_id, { start, end: now() });
-    }
-  };
+  const { activities, domains } = await createActivities({ db, domains: [timedTrip] });
   const connection = await NativeConnection.connect({ address: ctx.server.address });
   const worker = await Worker.create({
     connection,
@@ -57,7 +63,7 @@ export async function startToolGateWorker(
     taskQueue: queue,
     workflowBundle: { codePath: ctx.bundles.gate }, // built with workflowBundlerOptions() (bundles.ts)
     maxCachedWorkflows: loadConfig().workflowCacheSize,
-    activities: { ...activities, executeTool: wrapped, recheckSnapshot: timedRecheck },
+    activities,
   });
   const r = running(worker, queue, async () => {
     await connection.close();

@@ -39,6 +39,20 @@ export interface ExecuteToolInput extends DomainRef {
   input: Record<string, unknown>;
   idempotency_key: string;
 }
+/** The tool run with its re-check inside the same attempt (`recheckAndExecuteTool`). */
+export interface RecheckAndExecuteInput extends ExecuteToolInput {
+  snapshot: Snapshot;
+}
+/**
+ * What `recheckAndExecuteTool` did: ran the tool after the re-check passed (or found the
+ * key already run: a retry after the effect), or refused because the re-check failed.
+ * `unsupported`: the domain cannot tell whether a key already ran, so nothing was done
+ * and the gate re-checks and runs the tool in two steps.
+ */
+export type RecheckAndExecuteResult =
+  | { ran: true; output: ToolOutput }
+  | { ran: false; recheck: Extract<RecheckResult, { ok: false }> }
+  | { unsupported: true };
 export interface ReviseToolCallInput extends DomainRef {
   tool: string;
   input: Record<string, unknown>;
@@ -69,6 +83,12 @@ export interface GateActivities {
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
   executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
+  /**
+   * The snapshot re-check and the tool in one activity, the re-check right before the
+   * effect in the same attempt. A retry whose key already ran skips the re-check (the
+   * effect it would see as drift is its own) and returns the stored output.
+   */
+  recheckAndExecuteTool(input: RecheckAndExecuteInput): Promise<RecheckAndExecuteResult>;
   reviseToolCall(input: ReviseToolCallInput): Promise<RevisionResult>;
   /**
    * Applies the worker's rule file (GATE_POLICY_FILE, loaded at start) to a gate about to

@@ -6,7 +6,7 @@ import type { DomainRegistry } from '../domain/registry';
 import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
 import type { AuditStore } from '../store/audit-store';
 import { atBoundary } from './boundaries';
-import type { GateActivities } from './contracts';
+import type { ExecuteToolInput, GateActivities } from './contracts';
 
 export interface GateActivityDeps {
   audit: AuditStore;
@@ -19,6 +19,20 @@ export interface GateActivityDeps {
 }
 
 /**
+ * Heartbeats every second while `fn` runs, so Temporal notices a dead worker within the
+ * heartbeat timeout and retries elsewhere; the retry is safe because tools are idempotent by key.
+ */
+async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), 1000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/**
  * The gate's activities, with their dependencies injected so they unit-test without
  * a server. `executeTool` turns only a tool's own final refusal (`DomainToolError`) into a
  * non-retryable ToolFailed (an execution failure). Every other error (the store, the
@@ -26,6 +40,22 @@ export interface GateActivityDeps {
  * idempotent by key: the model is never told "the tool failed" when it may not have run.
  */
 export function createGateActivities(deps: GateActivityDeps): GateActivities {
+  const runTool = async ({ domain, session_id, tool, input, idempotency_key }: ExecuteToolInput) => {
+    try {
+      await atBoundary('tool_started', idempotency_key);
+      const output = await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
+      await atBoundary('effect_written', idempotency_key);
+      return output;
+    } catch (err) {
+      if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried
+      throw ApplicationFailure.create({
+        type: FailureType.ToolFailed,
+        message: err.message,
+        nonRetryable: true,
+        cause: err,
+      });
+    }
+  };
   return {
     recordAuditEvent: (event) => deps.audit.append(event),
     async recordAuditEvents({ events }) {
@@ -46,29 +76,24 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
     },
     resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
       reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
+    recheckAndExecuteTool: ({ snapshot, ...call }) =>
+      heartbeating(async () => {
+        const d = deps.domains.get(call.domain);
+        const executed = d.executed?.bind(d);
+        if (!executed) return { unsupported: true };
+        const ran = () => executed(call.session_id, call.tool, call.idempotency_key);
+        // A retry after the effect skips the re-check: it would see the tool's own change as drift.
+        if (!(await ran())) {
+          await atBoundary('decided', call.session_id);
+          const recheck = await d.recheck(call.session_id, call.tool, call.input, snapshot);
+          await atBoundary('rechecked', call.session_id);
+          // Asked again after a refusal: an attempt given up for dead may have committed the effect meanwhile.
+          if (!recheck.ok && !(await ran())) return { ran: false, recheck };
+        }
+        return { ran: true, output: await runTool(call) };
+      }),
     reviseToolCall: ({ domain, session_id, tool, input, patch }) =>
       deps.domains.get(domain).revise(session_id, tool, input, patch),
-    async executeTool({ domain, session_id, tool, input, idempotency_key }) {
-      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout and
-      // retry elsewhere; the retry is safe because the tool is idempotent by key.
-      const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
-      try {
-        await atBoundary('tool_started', idempotency_key);
-        const output = await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
-        await atBoundary('effect_written', idempotency_key);
-        return output;
-      } catch (err) {
-        if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried
-        throw ApplicationFailure.create({
-          type: FailureType.ToolFailed,
-          message: err.message,
-          nonRetryable: true,
-          cause: err,
-        });
-      } finally {
-        clearInterval(beat);
-      }
-    },
+    executeTool: (call) => heartbeating(() => runTool(call)),
   };
 }

@@ -128,6 +128,12 @@ export interface DomainAdapter {
    * other error (the store, the network) is retried, so it must not mean "the tool refused".
    */
   execute(sessionId: string, tool: string, input: Record<string, unknown>, idempotencyKey: string): Promise<ToolOutput>;
+  /**
+   * Optional: whether a call with this idempotency key has already run (its effect is
+   * written). With it the gate re-checks the snapshot inside the tool's own activity,
+   * one activity instead of a re-check and then the tool; without it, in two steps.
+   */
+  executed?(sessionId: string, tool: string, idempotencyKey: string): Promise<boolean>;
 }
 
 /** What a domain factory gets: the gate's own store, where a domain may keep its tables (or it uses its own). */

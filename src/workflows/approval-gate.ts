@@ -30,7 +30,8 @@ import type { AuditEvent } from '../core/audit';
 import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
-import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
+import { awaitConsume, awaitDecision, validateModification } from './gate-phases';
+import { runTool } from './tool-run';
 import { handOver } from './hand-over';
 import { gatePatches } from './patch-baseline';
 import {

@@ -1,59 +1,22 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancelledFailure,
-  TemporalFailure,
-  condition,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
 import type { DecisionMessage } from '../core/decision';
 import { findSecrets } from '../core/secrets';
 import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../core/gate-state';
-import { snapshotIdentityMismatches } from '../core/snapshot';
 import type { GateActivities } from '../activities/contracts';
 import type { AuditTrail } from './audit-trail';
-import type { Patched } from './patch-baseline';
-import {
-  ERROR_CLASSES_PATCH,
-  failureMessageOf,
-  failureTypeOf,
-  isToolFailed,
-  namedFailure,
-  TOOL_ACTIVITY_OPTIONS,
-} from './failures';
 
 // The steps of a gate that talk to the outside: validating a modification, waiting for a
-// decision, then the consume (external) or the tool run (tool executor).
+// decision, then the consume (external); the tool run (tool executor) is in tool-run.ts.
 
 const SYSTEM = 'approval-gate';
 const now = (): string => new Date().toISOString();
 
-const DOMAIN_READS = {
+export const DOMAIN_READS = {
   startToCloseTimeout: '1m',
-  // Store reads ride out an outage of a few minutes; after that the gate fails closed (see runTool).
+  // Store reads ride out an outage of a few minutes; after that the gate fails closed (see tool-run.ts).
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
 } as const;
 const domain = proxyActivities<GateActivities>(DOMAIN_READS);
-/** The re-check as a local activity: it runs inside the workflow task that then schedules the tool. */
-const localDomain = proxyLocalActivities<GateActivities>(DOMAIN_READS);
-
-/**
- * Patch id of the local re-check. Histories recorded before it scheduled `recheckSnapshot`
- * as a regular activity and keep doing so on replay.
- */
-export const RECHECK_LOCAL_PATCH = 'recheck-local-v1';
-
-/** Executions recorded before ERROR_CLASSES_PATCH: five attempts, then any error was recorded as the tool's failure. */
-const toolsV1 = proxyActivities<GateActivities>({
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
-  // The tool is idempotent by key, so a retry after a crash is safe; ToolFailed is final.
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
-});
-const tools = proxyActivities<GateActivities>(TOOL_ACTIVITY_OPTIONS);
-
 /**
  * Waits for the quorum or a denial until expires_at; then fails closed. Sends the
  * escalation notice on the way (once per gate, also across executions). Returns early,
@@ -119,95 +82,6 @@ export async function awaitConsume(
       actor_type: 'system',
       actor_id: SYSTEM,
       note: `not consumed before ${state.consume_deadline}`,
-    });
-  }
-}
-
-/**
- * Tool executor: re-check the snapshot (identity here, store state in the adapter),
- * then consume and run the tool once, keyed by the request id. A mismatch is a policy
- * block (`invalidated`); an error inside the tool is an execution failure.
- */
-export async function runTool(
-  state: GateState,
-  input: GateInput,
-  trail: AuditTrail,
-  isPatched: Patched = patched,
-): Promise<void> {
-  const snapshot = state.final_snapshot;
-  const ref = input.tool;
-  const block = (reason: string, mismatches: string[]): void => {
-    applyEvent(state, 'invalidate', now(), reason);
-    trail.append({
-      event_type: 'approval.invalidated',
-      actor_type: 'system',
-      actor_id: SYSTEM,
-      note: reason,
-      data: { mismatches, policy_block: true },
-    });
-  };
-  if (!snapshot || !ref) return block('a tool gate needs a snapshot and a domain to run in', ['snapshot']);
-  const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
-  if (identity.length > 0) return block('the args to run are not the approved args', identity);
-  let check;
-  const recheck = isPatched(RECHECK_LOCAL_PATCH) ? localDomain.recheckSnapshot : domain.recheckSnapshot;
-  try {
-    check = await recheck({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
-  } catch (err) {
-    // A local activity's final failure arrives as the failure itself, a regular one's wrapped in ActivityFailure.
-    if (!(err instanceof TemporalFailure) || err instanceof CancelledFailure) throw err;
-    const message = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : err.message;
-    // Fail closed: an approval that cannot be verified is not executed, and the gate still ends.
-    return block(`could not verify the approved snapshot: ${message}`, ['recheck unavailable']);
-  }
-  if (!check.ok) return block(check.reason, check.mismatches);
-  trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
-  applyEvent(state, 'consume', now(), 'executed by the gate');
-  state.consumed_at = state.updated_at;
-  state.consumed_by = SYSTEM;
-  trail.append({
-    event_type: 'approval.consumed',
-    actor_type: 'system',
-    actor_id: SYSTEM,
-    data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id },
-  });
-  const classify = isPatched(ERROR_CLASSES_PATCH);
-  try {
-    const out = await (classify ? tools : toolsV1).executeTool({
-      ...ref,
-      tool: snapshot.tool,
-      input: state.final_args,
-      idempotency_key: state.request_id,
-    });
-    state.execution = { outcome: 'success', content: out.content, values: out.values, at: now() };
-    trail.append({
-      event_type: 'tool.succeeded',
-      actor_type: 'system',
-      actor_id: SYSTEM,
-      data: { tool: snapshot.tool, values: out.values ?? {} },
-    });
-  } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
-    if (classify && !isToolFailed(err)) {
-      // Not the tool's verdict and past every retry: the gate fails, named by the cause's type, trail written first.
-      trail.append({
-        event_type: 'tool.failed',
-        actor_type: 'system',
-        actor_id: SYSTEM,
-        note: failureMessageOf(err),
-        data: { tool: snapshot.tool, failure_type: failureTypeOf(err) },
-      });
-      await trail.flush();
-      throw namedFailure(err);
-    }
-    const message = err.cause?.message ?? err.message;
-    state.execution = { outcome: 'failure', content: message, error: message, at: now() };
-    trail.append({
-      event_type: 'tool.failed',
-      actor_type: 'system',
-      actor_id: SYSTEM,
-      note: message,
-      data: { tool: snapshot.tool },
     });
   }
 }

@@ -10,8 +10,14 @@ import { patched } from '@temporalio/workflow';
  * have no such marker, so on replay it answers false and each patch is asked as before.
  */
 export const GATE_BASELINE_PATCH = 'gate-baseline-v1';
+/**
+ * The next baseline: everything of the first, and the patches released after it
+ * (BASELINE_V2_PATCHES). New executions record this marker alone; those recorded with
+ * the first baseline keep it (and ask the later patches on their own).
+ */
+export const GATE_BASELINE_V2_PATCH = 'gate-baseline-v2';
 
-/** The patches the baseline stands for; a patch added later is asked on its own (or by a next baseline). */
+/** The patches the first baseline stands for; a patch added later is asked on its own (or by a next baseline). */
 export const BASELINE_PATCHES = [
   'audit-batch-durable-v1',
   'search-attributes-on-change-v1',
@@ -25,6 +31,9 @@ export const BASELINE_PATCHES = [
   'error-classes-v1',
 ] as const;
 
+/** What the second baseline adds to the first. */
+export const BASELINE_V2_PATCHES = ['recheck-in-tool-v1'] as const;
+
 /** Answers `patched(id)` for one execution, through the baseline where it covers `id`. */
 export type Patched = (id: string) => boolean;
 
@@ -33,7 +42,11 @@ export type Patched = (id: string) => boolean;
  * patch), and returns the `patched` to use for the rest of it.
  */
 export function gatePatches(): Patched {
-  const baseline = patched(GATE_BASELINE_PATCH);
-  const covered = new Set<string>(BASELINE_PATCHES);
-  return (id) => (baseline && covered.has(id)) || patched(id);
+  // Newest first: a history keeps the baseline it was recorded with (asking a newer one on replay answers false).
+  const covered = patched(GATE_BASELINE_V2_PATCH)
+    ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES])
+    : patched(GATE_BASELINE_PATCH)
+      ? new Set<string>(BASELINE_PATCHES)
+      : new Set<string>();
+  return (id) => covered.has(id) || patched(id);
 }

@@ -176,7 +176,9 @@ it('submits exactly once when the worker dies inside the submit activity after t
   expect(gateFinal).toMatchObject({ status: 'consumed', execution: { outcome: 'success' } });
   // The success came from a retry of the killed attempt, noticed by its heartbeat timeout.
   // History records only the last attempt's start: attempt 2, after the first one's heartbeat timeout.
-  expect(await activityStarts(gate, 'executeTool')).toEqual([
+  // The gate re-checks inside its tool's activity: the retry found its key already run, skipped the
+  // re-check (it would have seen its own submission as drift) and returned the stored output.
+  expect(await activityStarts(gate, 'recheckAndExecuteTool')).toEqual([
     { attempt: 2, lastFailure: expect.stringMatching(/heartbeat timeout/i) },
   ]);
 });

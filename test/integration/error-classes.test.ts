@@ -65,10 +65,14 @@ async function stack(wrapDb?: (db: Db) => Db, patch: Record<string, unknown> = {
   return { worker, db };
 }
 
-/** Per executeTool activity in a workflow's history: its last attempt, the failure before it, and its final failure. */
+/** Per tool activity in a workflow's history: its last attempt, the failure before it, and its final failure. */
 async function toolAttempts(workflowId: string) {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool');
+  // The gate runs its tool in recheckAndExecuteTool (re-check inside); a run's ungated tools in executeTool.
+  const tools = ['executeTool', 'recheckAndExecuteTool'];
+  const scheduled = events.filter((e) =>
+    tools.includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''),
+  );
   return scheduled.map((sch) => {
     const id = String(sch.eventId);
     const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === id);

@@ -63,6 +63,7 @@ beforeAll(async () => {
   flaky = await startReceiver((n) => (n === 0 ? 500 : 200));
   steady = await startReceiver(() => 200);
   const activities: GateActivities = {
+    recheckAndExecuteTool: async () => ({ unsupported: true as const }),
     ...createWebhookActivities({
       urls: [flaky.url, steady.url],
       secret,

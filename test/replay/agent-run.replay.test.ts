@@ -98,6 +98,16 @@ const V3: Record<string, string[]> = Object.fromEntries(
   ]),
 );
 
+/** v7: a tool gate re-checks inside its tool's activity (`recheckAndExecuteTool`); runs are as in v3. */
+const V7: Record<string, string[]> = Object.fromEntries(
+  Object.entries(V3).map(([name, marks]) => [
+    name,
+    name.endsWith(GATE_TYPE)
+      ? marks.map((m) => (m === 'activity:executeTool' ? 'activity:recheckAndExecuteTool' : m))
+      : marks,
+  ]),
+);
+
 /** What each recording must show, per version. v2: audit writes and the re-check are local activities (markers). */
 const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v1: COVERS_V1,
@@ -117,6 +127,7 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v5: V3,
   // v6: runs and their gates as v5 (only updates whose caller writes the events take the new path).
   v6: V3,
+  v7: V7,
 };
 
 beforeAll(installQuietRuntime);
@@ -138,6 +149,14 @@ describe('agentRunWorkflow replay', () => {
       expect(marks(gate).has('activity:executeTool')).toBe(true);
     },
   );
+
+  it('has v7 tool gates that re-check inside the tool activity: no local activity, no separate executeTool', () => {
+    const gate = marks(read(`v7/trip-approve.${GATE_TYPE}.json`));
+    expect(gate.has('activity:recheckAndExecuteTool')).toBe(true);
+    expect(gate.has('marker:core_local_activity')).toBe(false);
+    expect(gate.has('activity:executeTool')).toBe(false);
+    expect(gate.has('activity:recheckSnapshot')).toBe(false);
+  });
 
   it.each(files)('reads %s as a closed history of the workflow type its name gives', (file) => {
     const events = read(file).events ?? [];

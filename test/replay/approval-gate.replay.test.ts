@@ -108,6 +108,18 @@ describe('approvalGateWorkflow replay', () => {
     expect(patches).toEqual(['gate-baseline-v1']); // the baseline stands for every earlier patch
   });
 
+  it('has v7 gates under the second patch baseline, its one marker', () => {
+    for (const f of files.filter((x) => x.startsWith('v7/'))) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const patches = events.flatMap((e) => {
+        const a = e.markerRecordedEventAttributes;
+        const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+        return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+      });
+      expect(patches).toEqual(['gate-baseline-v2']);
+    }
+  });
+
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
     const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];

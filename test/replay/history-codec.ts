@@ -11,10 +11,11 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * regular activity per workflow task; `v4` with the first event written by the gate's creator
  * (`GateInput.requested_event`); `v5` adds a gate that continues as new under a flood of
  * signals (`flood-continue.<n>.json`, one file per execution); `v6` approves and consumes with
- * the updates' caller writing their events (`CallerWrites`). A set is never re-recorded or edited: a new workflow version records
+ * the updates' caller writing their events (`CallerWrites`), under the first patch baseline;
+ * `v7` re-checks a tool gate's snapshot inside its tool's activity, under the second baseline. A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */

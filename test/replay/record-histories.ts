@@ -62,6 +62,9 @@ const activities: GateActivities = {
   async executeTool() {
     return { content: 'done' };
   },
+  async recheckAndExecuteTool() {
+    return { ran: true, output: { content: 'done' } };
+  },
   async reviseToolCall() {
     return { ok: false, issues: [{ path: '', message: 'not used in these histories' }] };
   },

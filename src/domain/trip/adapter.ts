@@ -3,6 +3,7 @@ import type { DomainAdapter, DomainSource } from '../types';
 import { migrateTripStore } from './schema';
 import { listSubmissions } from './store';
 import { executeTripTool } from './execute';
+import { tripKeyUsed } from './idempotency';
 import { planTripCall, recheckTripCall, tripPermittedTools } from './planning';
 import { reviseTripCall } from './revise';
 import { TRIP_TOOLS } from './tools';
@@ -28,6 +29,7 @@ export function createTripDomain(db: Db): DomainAdapter {
     recheck: (sessionId, tool, input, snapshot) => recheckTripCall(db, sessionId, tool, input, snapshot),
     revise: (sessionId, tool, input, patch) => reviseTripCall(db, sessionId, tool, input, patch),
     execute: (sessionId, tool, input, idempotencyKey) => executeTripTool(db, sessionId, tool, input, idempotencyKey),
+    executed: (_sessionId, _tool, idempotencyKey) => tripKeyUsed(db, idempotencyKey),
   };
 }
 

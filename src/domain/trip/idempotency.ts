@@ -64,3 +64,9 @@ async function storedOutput(
     );
   return JSON.parse(row.output) as ToolOutput;
 }
+
+/** Whether a keyed execution committed (the claim, the effect and the output are one transaction). */
+export async function tripKeyUsed(db: Db, key: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 AS used FROM trip_idempotency WHERE idempotency_key = ?', [key]);
+  return rows.length > 0;
+}
