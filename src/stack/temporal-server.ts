@@ -121,7 +121,8 @@ export async function prepareNamespace(
   const connection = await until(
     `the Temporal server at ${address} did not answer`,
     async () => {
-      if (!isRunning(d.pid, 'temporal-server'))
+      if (!isRunning(d.pid))
+        // not by name: see waitForLogLine
         throw new StopWaiting(`the server exited; its log ends:\n${tail(d.log)}`);
       const c = await Connection.connect({ address, connectTimeout: 1000 });
       await c.workflowService.getSystemInfo({});
