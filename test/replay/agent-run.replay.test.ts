@@ -115,8 +115,10 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v3: V3,
   v4: V3,
   v5: V3,
-  // v6: runs that open a gate ask the worker's rule file first (the resolveReviewers activity).
-  v6: {
+  // v6: runs and their gates as v5 (only updates whose caller writes the events take the new path).
+  v6: V3,
+  // v7: runs that open a gate ask the worker's rule file first (the resolveReviewers activity).
+  v7: {
     ...Object.fromEntries(
       Object.entries(V3).map(([name, marks]) => [
         name,

@@ -56,10 +56,10 @@ describe('approvalGateWorkflow replay', () => {
     });
   });
 
-  it('has, since v6, a gate whose evidence names reviewer roles: refused by signal, approved by two', () => {
+  it('has, since v7, a gate whose evidence names reviewer roles: refused by signal, approved by two', () => {
     const roles = files.filter(isRoles);
     expect(roles).toEqual(
-      HISTORY_VERSIONS.slice(HISTORY_VERSIONS.indexOf('v6')).map((v) => `${v}/reviewer-roles.json`),
+      HISTORY_VERSIONS.slice(HISTORY_VERSIONS.indexOf('v7')).map((v) => `${v}/reviewer-roles.json`),
     );
     for (const f of roles) {
       const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
@@ -114,6 +114,21 @@ describe('approvalGateWorkflow replay', () => {
       expect(firstWrite).toBeGreaterThan(firstMessage);
       expect(activities(f)).toContain('recordAuditEvents');
     }
+  });
+
+  it('has a v6 lifecycle whose updates’ caller wrote their events: one store write, after the consume, and one patch marker', () => {
+    const events = decodeHistory(fs.readFileSync(pathOf('v6/approve-consume.json'), 'utf8')).events ?? [];
+    const writes = events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes ? [i] : []));
+    const updates = events.flatMap((e, i) => (e.workflowExecutionUpdateCompletedEventAttributes ? [i] : []));
+    expect(updates).toHaveLength(2);
+    expect(writes.filter((i) => i > updates[1]!).length).toBeGreaterThanOrEqual(1);
+    expect(activities('v6/approve-consume.json').filter((a) => a === 'recordAuditEvents')).toHaveLength(1);
+    const patches = events.flatMap((e) => {
+      const a = e.markerRecordedEventAttributes;
+      const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+      return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+    });
+    expect(patches).toEqual(['gate-baseline-v1']); // the baseline stands for every earlier patch
   });
 
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {

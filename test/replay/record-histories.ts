@@ -11,7 +11,7 @@
  *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run] [workflow]
  *
  * With no argument every set is recorded (`workflow`, the user workflows of
- * test/fixtures/library and their gates, since v6), into the newest version of HISTORY_VERSIONS
+ * test/fixtures/library and their gates, since v7), into the newest version of HISTORY_VERSIONS
  * (history-codec.ts), which must not be recorded yet. Recorded sets are never re-recorded
  * or edited: a workflow change adds a version; the checked-in sets are what guard the
  * deployed code's determinism.
@@ -31,6 +31,7 @@ import type { ScriptedTurn } from '../../src/models/spec';
 // Type only: the replay test imports this file for the codec and must not load workflow code.
 import type { approvalGateWorkflow } from '../../src/workflows';
 import {
+  CALLER_WRITES,
   consumeUpdate,
   decideSignal,
   decideUpdate,
@@ -136,8 +137,10 @@ const scenarios: Record<string, Scenario> = {
   'approve-consume': async (client, taskQueue) => {
     const input = gateInput('approve-consume', 3600);
     const handle = await startGate(client, taskQueue, input);
-    await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' })] });
-    await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
+    // Since v6: the updates' caller writes their events (GateClient with an audit store), see CallerWrites.
+    const w = since('v6') ? CALLER_WRITES : undefined;
+    await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' }), w] });
+    await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }, w] });
     return handle;
   },
   /** Denied by a signal, the path any service can use. */
@@ -180,10 +183,6 @@ async function recordFloodContinue(client: Client, taskQueue: string, dir: strin
   }
 }
 
-/** True when the set being recorded is `version` or newer: paths added later are recorded from their version on. */
-const since = (version: HistoryVersion): boolean =>
-  HISTORY_VERSIONS.indexOf(recording) >= HISTORY_VERSIONS.indexOf(version);
-
 /** The rule an API with a rule file binds into a stripe refund's evidence (reviewer-roles-v1). */
 const FINANCE_RULE: ReviewerRequirement = {
   rule: 'stripe.refund.*',
@@ -211,7 +210,7 @@ async function expectIneligibleAudited(handle: WorkflowHandle, reviewer: string)
 }
 
 /**
- * Since v6: a gate whose evidence names reviewer roles (reviewer-roles-v1): a signalled vote
+ * Since v7: a gate whose evidence names reviewer roles (reviewer-roles-v1): a signalled vote
  * without the role is refused and audited, two finance reviewers reach the quorum, the agent consumes.
  */
 async function recordReviewerRoles(client: Client, taskQueue: string, dir: string): Promise<void> {
@@ -221,10 +220,14 @@ async function recordReviewerRoles(client: Client, taskQueue: string, dir: strin
   const input: GateInput = { ...base, payload, payload_sha256: sha, create_sha256: sha, approvals_required: 2 };
   const handle = await startGate(client, taskQueue, input);
   const argsSha = (await handle.query(getGateQuery)).final_args_sha256;
+  // Decided as the API decides (its GateClient writes the updates' events, CallerWrites); the refusal comes by signal.
   await handle.signal(decideSignal, roleVote(sha, argsSha, 'reviewer_support', ['support']));
-  await handle.executeUpdate(decideUpdate, { args: [roleVote(sha, argsSha, 'reviewer_alice', ['finance'])] });
-  await handle.executeUpdate(decideUpdate, { args: [roleVote(sha, argsSha, 'reviewer_bob', ['finance', 'ops'])] });
-  await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
+  const vote = (reviewer: string, roles: string[]) => ({
+    args: [roleVote(sha, argsSha, reviewer, roles), CALLER_WRITES] as [DecisionMessage, typeof CALLER_WRITES],
+  });
+  await handle.executeUpdate(decideUpdate, vote('reviewer_alice', ['finance']));
+  await handle.executeUpdate(decideUpdate, vote('reviewer_bob', ['finance', 'ops']));
+  await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }, CALLER_WRITES] });
   const state = await handle.result();
   await expectIneligibleAudited(handle, 'reviewer_support');
   if (state.status !== 'consumed' || state.votes.length !== 2)
@@ -242,7 +245,7 @@ async function recordGatePaths(client: Client, taskQueue: string): Promise<void>
     save(dir, `${name}.json`, history, state.status);
   }
   if (since('v5')) await recordFloodContinue(client, taskQueue, dir);
-  if (since('v6')) await recordReviewerRoles(client, taskQueue, dir);
+  if (since('v7')) await recordReviewerRoles(client, taskQueue, dir);
 }
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
@@ -347,11 +350,11 @@ export const RUN_PATHS: Record<string, RunPath> = {
     expect: { run: 'completed' },
   },
   /**
-   * Since v6: the worker's rule file asks two `finance` approvals for trip.*. The run's
+   * Since v7: the worker's rule file asks two `finance` approvals for trip.*. The run's
    * gate carries the rule in its evidence; a vote without the role is refused and audited.
    */
   'trip-roles': {
-    since: 'v6',
+    since: 'v7',
     rules: 'rules:\n  - action: trip.*\n    roles: [finance]\n    min_approvals: 2\n',
     turns: [...DRAFT, submit('c3'), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }],
     drive: async (h, client, runId) => {
@@ -454,7 +457,7 @@ async function recordRunPaths(nativeConnection: NativeConnection, client: Client
   }
 }
 
-/* ---- user workflows (test/fixtures/library) that open gates with the workflow API, since v6 ---- */
+/* ---- user workflows (test/fixtures/library) that open gates with the workflow API, since v7 ---- */
 
 /** The fixture's rule file: two finance approvals for refunds. */
 const REFUND_RULES = 'rules:\n  - action: refund.*\n    roles: [finance]\n    min_approvals: 2\n';
@@ -564,6 +567,8 @@ const SETS = ['gate', 'agent-run', 'workflow'] as const;
 
 /** The set being recorded: the newest version, which must not exist yet (GATE_HISTORY_VERSION names it). */
 let recording: HistoryVersion = HISTORY_VERSIONS[HISTORY_VERSIONS.length - 1]!;
+/** Whether the set being recorded is `v` or newer. */
+const since = (v: HistoryVersion): boolean => HISTORY_VERSIONS.indexOf(recording) >= HISTORY_VERSIONS.indexOf(v);
 
 function checkNewSet(version: string, sets: readonly string[]): HistoryVersion {
   if (!(HISTORY_VERSIONS as readonly string[]).includes(version))

@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// README's "Use it from your own code" shows examples/library verbatim; the pack test runs those files.
+// README shows examples/library ("Use it from your own code") and examples/adapters
+// ("Framework adapters") verbatim. The pack test runs the library files against the
+// packed package; test/e2e/adapters/readme-examples.test.ts runs the adapter files.
 const root = path.resolve(__dirname, '..', '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-const dir = path.join(root, 'examples', 'library');
 
-describe('README "Use it from your own code"', () => {
-  it.each(fs.readdirSync(dir))('shows examples/library/%s as it is run by the pack test', (file) => {
+describe.each(['library', 'adapters'])('README shows examples/%s', (folder) => {
+  const dir = path.join(root, 'examples', folder);
+  it.each(fs.readdirSync(dir))('shows %s as it is, as the tests run it', (file) => {
     const code = fs.readFileSync(path.join(dir, file), 'utf8').trimEnd();
     expect(readme).toContain('```ts\n' + code + '\n```');
   });

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { generateText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -9,9 +6,9 @@ import { approvalGate, httpGate } from '../../../src/adapters/ai-sdk';
 import { payloadSha256 } from '../../../src/core/evidence';
 import { waitFor } from '../../support/processes';
 import { ApiHarness } from '../api-harness';
-import { startAgent } from './agent-process';
+import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
 import { callTools, say, type GenerateResult } from './ai-sdk-script';
-import { decideWhenOpen, stillPending } from './decide';
+import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
 
 let h: ApiHarness;
 beforeAll(async () => {
@@ -192,33 +189,23 @@ describe('approval-gate/ai-sdk', () => {
 
   it('opens the gates of a batch at once and answers only when every one is decided', async () => {
     const agent = refundAgent();
-    const [a, b, c] = [`call_${randomUUID()}`, `call_${randomUUID()}`, `call_${randomUUID()}`];
-    const inA = { charge: 'ch_batch_a', amount: 10 };
-    const inB = { charge: 'ch_batch_b', amount: 20 };
-    const { model, messages } = await firstTurn(
-      [callTools([a, 'refund', inA], [b, 'refund', inB], [c, 'lookup', { charge: 'ch_batch_c' }]), say('Done.')],
-      agent,
-    );
+    const batch = batchTurn();
+    const { model, messages } = await firstTurn([callTools(...batch.calls), say('Done.')], agent);
     // The ungated call ran in the first turn; the two gated ones wait.
-    expect(agent.ran).toEqual([{ tool: 'lookup', input: { charge: 'ch_batch_c' } }]);
+    expect(agent.ran).toEqual([{ tool: 'lookup', input: batch.args.ungated }]);
     const reply = agent.gate.respond(messages);
-    const [idA, idB] = [agent.gate.requestId('refund', a, inA), agent.gate.requestId('refund', b, inB)];
-    // Both gates exist before either is decided.
-    await Promise.all([idA, idB].map((id) => h.waitFor(id, (x) => x.status === 'requested')));
-    await decideWhenOpen(h, idA, { decision: 'approve' });
-    expect(await stillPending(reply, 1500)).toBe('pending');
-    await decideWhenOpen(h, idB, { decision: 'reject', reason: 'over the daily limit' });
+    const ids = {
+      approved: agent.gate.requestId('refund', batch.approved, batch.args.approved),
+      rejected: agent.gate.requestId('refund', batch.rejected, batch.args.rejected),
+    };
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, reply);
     const answer = (await reply)!;
     expect(answer.content.map((p) => p.approved)).toEqual([true, false]);
     messages.push(answer);
     await nextTurn(model, agent, messages);
-    expect(agent.ran).toEqual([
-      { tool: 'lookup', input: { charge: 'ch_batch_c' } },
-      { tool: 'refund', input: inA },
-    ]);
-    const results = toolResults(messages);
-    for (const id of [a, b, c]) expect(results.get(id)).toHaveLength(1);
-    expect(results.get(b)![0]).toMatchObject({ type: 'execution-denied' });
+    expect(agent.ran.map((r) => r.tool)).toEqual(['lookup', 'refund']);
+    expectBatchOutcome(batch, agent.ran, toolResults(messages));
+    expect(toolResults(messages).get(batch.rejected)![0]).toMatchObject({ type: 'execution-denied' });
   });
 
   it('refuses to run a call approved only in client-held messages', async () => {
@@ -278,43 +265,13 @@ describe('approval-gate/ai-sdk in a tenant', () => {
 
 describe('approval-gate/ai-sdk across a restart', () => {
   it('reattaches a restarted agent process to the same gate and runs the tool once', async () => {
-    const dir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'ai-sdk-restart-'));
-    const n = randomUUID().slice(0, 8);
-    const env = {
-      GATE_URL: h.url,
-      AGENT_KEY: h.keys.agent,
-      AGENT_ID: 'agent-1',
-      SCOPE: `conv_${n}`,
-      CALL_ID: `call_${n}`,
-      CHARGE: `ch_restart_${n}`,
-      STATE_FILE: path.join(dir, 'messages.json'),
-      RAN_FILE: path.join(dir, 'ran.log'),
-    };
-    const gate = approvalGate({
-      gate: httpGate({ url: h.url, agentKey: h.keys.agent, agentId: 'agent-1' }),
-      scope: env.SCOPE,
-    });
-    const id = gate.requestId('refund', env.CALL_ID, { charge: env.CHARGE, amount: 2500 });
-
-    const first = startAgent('ai-sdk-agent.ts', env);
-    await h.waitFor(id, (b) => b.status === 'requested', 60_000);
-    await first.kill();
-    await decideWhenOpen(h, id, { decision: 'approve' });
-
-    const second = startAgent('ai-sdk-agent.ts', env);
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.output()).toContain('resumed');
-    expect(second.output()).toContain('final: Refunded.');
-    expect(fs.readFileSync(env.RAN_FILE, 'utf8').trim().split('\n')).toEqual([
-      JSON.stringify({ charge: env.CHARGE, amount: 2500 }),
-    ]);
-    // One gate for the call: listing by its target (visibility lags a little) finds only it.
-    const listed = await waitFor('the gate in the listing', async () => {
-      const r = await h.http('GET', `/v1/approvals?target=${encodeURIComponent(`charge:${env.CHARGE}`)}`, {
-        key: h.keys.reviewer,
-      });
-      return r.body.approvals.length > 0 && (r.body.approvals as { request_id: string }[]);
-    });
-    expect(listed.map((a) => a.request_id)).toEqual([id]);
+    const env = agentEnv(h, 'ai-sdk-restart');
+    const id = approvalGate({ gate: fixtureTransport(h), scope: env.SCOPE }).requestId(
+      'refund',
+      env.CALL_ID,
+      refundArgs(env),
+    );
+    const second = await killApproveRestart(h, 'ai-sdk-agent.ts', env, id);
+    expect(second.output()).toContain('resumed'); // from the messages the first process stored
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ApiHarness } from '../api-harness';
 
 /** A reviewer's decision as the tests send it; the payload hash is read from the gate. */
@@ -27,4 +28,55 @@ export function stillPending<T>(p: Promise<T>, ms: number): Promise<'pending' | 
     ),
     new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
   ]);
+}
+
+/**
+ * The batch case of every adapter: gates `approved` and `rejected` (one model turn) are
+ * both open before either is decided; after the approval alone `waiting` (the adapter's
+ * call) is still pending, and `whilePending` checks what must not have happened yet;
+ * then the rejection with `reason`.
+ */
+export async function approveOneRejectOne(
+  h: ApiHarness,
+  ids: { approved: string; rejected: string; reason: string },
+  waiting: Promise<unknown>,
+  whilePending: () => void = () => undefined,
+): Promise<void> {
+  await Promise.all([ids.approved, ids.rejected].map((id) => h.waitFor(id, (x) => x.status === 'requested')));
+  await decideWhenOpen(h, ids.approved, { decision: 'approve' });
+  expect(await stillPending(waiting, 1500)).toBe('pending');
+  whilePending();
+  await decideWhenOpen(h, ids.rejected, { decision: 'reject', reason: ids.reason });
+}
+
+/** The batch case's model turn: two gated refunds and one ungated lookup, with fresh call ids. */
+export function batchTurn() {
+  const [approved, rejected, ungated] = [1, 2, 3].map(() => `call_${randomUUID()}`) as [string, string, string];
+  const args = {
+    approved: { charge: 'ch_batch_a', amount: 10 },
+    rejected: { charge: 'ch_batch_b', amount: 20 },
+    ungated: { charge: 'ch_batch_c' },
+  };
+  const calls: [string, string, Record<string, unknown>][] = [
+    [approved, 'refund', args.approved],
+    [rejected, 'refund', args.rejected],
+    [ungated, 'lookup', args.ungated],
+  ];
+  return { approved, rejected, ungated, args, calls, reason: 'over the daily limit' };
+}
+
+/** After the batch: the lookup and the approved refund ran once each, and every call has exactly one result. */
+export function expectBatchOutcome(
+  batch: ReturnType<typeof batchTurn>,
+  ran: { tool: string; input: unknown }[],
+  results: Map<string, unknown[]>,
+): void {
+  expect(ran).toEqual(
+    expect.arrayContaining([
+      { tool: 'lookup', input: batch.args.ungated },
+      { tool: 'refund', input: batch.args.approved },
+    ]),
+  );
+  expect(ran).toHaveLength(2);
+  for (const id of [batch.approved, batch.rejected, batch.ungated]) expect(results.get(id)).toHaveLength(1);
 }

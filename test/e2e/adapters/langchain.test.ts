@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { AIMessage, ToolMessage, createAgent, tool, type BaseMessage } from 'langchain';
 import { z } from 'zod';
 import { approvalGateMiddleware, gateRequestIdFor, httpGate } from '../../../src/adapters/langchain';
 import { payloadSha256 } from '../../../src/core/evidence';
-import { waitFor } from '../../support/processes';
 import { ApiHarness } from '../api-harness';
-import { startAgent } from './agent-process';
-import { decideWhenOpen, stillPending } from './decide';
+import { agentEnv, fixtureTransport, killApproveRestart } from './restart';
+import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
 import { ScriptedChatModel, callTools, hasToolResults } from './langchain-script';
 
 let h: ApiHarness;
@@ -154,71 +150,23 @@ describe('approval-gate/langchain', () => {
   });
 
   it('opens the gates of a batch at once and resumes only when every one is decided', async () => {
-    const [b1, b2, b3] = [`call_${randomUUID()}`, `call_${randomUUID()}`, `call_${randomUUID()}`];
-    const in1 = { charge: 'ch_batch_a', amount: 10 };
-    const a = refundAgent(
-      [
-        [b1, 'refund', in1],
-        [b2, 'refund', { charge: 'ch_batch_b', amount: 20 }],
-        [b3, 'lookup', { charge: 'ch_batch_c' }],
-      ],
-      'Done.',
-    );
+    const batch = batchTurn();
+    const a = refundAgent(batch.calls, 'Done.');
     const running = a.invoke();
-    const [id1, id2] = [a.requestId('refund', b1), a.requestId('refund', b2)];
-    await Promise.all([id1, id2].map((id) => h.waitFor(id, (x) => x.status === 'requested')));
-    await decideWhenOpen(h, id1, { decision: 'approve' });
-    expect(await stillPending(running, 1500)).toBe('pending');
-    expect(a.ran).toEqual([]); // nothing of the turn runs before the whole batch is decided
-    await decideWhenOpen(h, id2, { decision: 'reject', reason: 'over the daily limit' });
+    const ids = { approved: a.requestId('refund', batch.approved), rejected: a.requestId('refund', batch.rejected) };
+    // Nothing of the turn runs before the whole batch is decided.
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, running, () => expect(a.ran).toEqual([]));
     const result = await running;
-    expect(a.ran).toEqual(
-      expect.arrayContaining([
-        { tool: 'lookup', input: { charge: 'ch_batch_c' } },
-        { tool: 'refund', input: in1 },
-      ]),
-    );
-    expect(a.ran).toHaveLength(2);
-    const results = toolResults(result.messages);
-    for (const id of [b1, b2, b3]) expect(results.get(id)).toHaveLength(1);
-    expect(results.get(b2)![0]!.content).toContain('over the daily limit');
+    expectBatchOutcome(batch, a.ran, toolResults(result.messages));
+    expect(toolResults(result.messages).get(batch.rejected)![0]!.content).toContain(batch.reason);
     expect(result.messages.at(-1)!.content).toBe('Done.');
   });
 });
 
 describe('approval-gate/langchain across a restart', () => {
   it('reattaches a restarted agent process to the same gate and runs the tool once', async () => {
-    const dir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'lc-restart-'));
-    const n = randomUUID().slice(0, 8);
-    const env = {
-      GATE_URL: h.url,
-      AGENT_KEY: h.keys.agent,
-      AGENT_ID: 'agent-1',
-      THREAD_ID: `thread_${n}`,
-      CALL_ID: `call_${n}`,
-      CHARGE: `ch_restart_${n}`,
-      RAN_FILE: path.join(dir, 'ran.log'),
-    };
-    const gate = httpGate({ url: h.url, agentKey: h.keys.agent, agentId: 'agent-1' });
-    const id = gateRequestIdFor({ gate }, { name: 'refund', id: env.CALL_ID }, env.THREAD_ID);
-
-    const first = startAgent('langchain-agent.ts', env);
-    await h.waitFor(id, (b) => b.status === 'requested', 60_000);
-    await first.kill();
-    await decideWhenOpen(h, id, { decision: 'approve' });
-
-    const second = startAgent('langchain-agent.ts', env);
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.output()).toContain('final: Refunded.');
-    expect(fs.readFileSync(env.RAN_FILE, 'utf8').trim().split('\n')).toEqual([
-      JSON.stringify({ charge: env.CHARGE, amount: 2500 }),
-    ]);
-    const listed = await waitFor('the gate in the listing', async () => {
-      const r = await h.http('GET', `/v1/approvals?target=${encodeURIComponent(`charge:${env.CHARGE}`)}`, {
-        key: h.keys.reviewer,
-      });
-      return r.body.approvals.length > 0 && (r.body.approvals as { request_id: string }[]);
-    });
-    expect(listed.map((x) => x.request_id)).toEqual([id]);
+    const env = agentEnv(h, 'lc-restart'); // the fixture runs on thread env.SCOPE
+    const id = gateRequestIdFor({ gate: fixtureTransport(h) }, { name: 'refund', id: env.CALL_ID }, env.SCOPE);
+    await killApproveRestart(h, 'langchain-agent.ts', env, id);
   });
 });

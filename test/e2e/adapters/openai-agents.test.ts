@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Agent, run, tool, type AgentInputItem } from '@openai/agents-core';
 import { z } from 'zod';
 import { approvalGate, httpGate } from '../../../src/adapters/openai-agents';
 import { payloadSha256 } from '../../../src/core/evidence';
-import { waitFor } from '../../support/processes';
 import { ApiHarness } from '../api-harness';
-import { startAgent } from './agent-process';
-import { decideWhenOpen, stillPending } from './decide';
+import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
+import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
 import { ScriptedModel, functionCall, hasToolResults, message } from './openai-agents-script';
 
 let h: ApiHarness;
@@ -150,38 +146,22 @@ describe('approval-gate/openai-agents', () => {
   });
 
   it('opens the gates of a batch at once and resumes only when every one is decided', async () => {
-    const [b1, b2, b3] = [`call_${randomUUID()}`, `call_${randomUUID()}`, `call_${randomUUID()}`];
-    const in1 = { charge: 'ch_batch_a', amount: 10 };
-    const in2 = { charge: 'ch_batch_b', amount: 20 };
-    const a = refundAgent(
-      [
-        [b1, 'refund', in1],
-        [b2, 'refund', in2],
-        [b3, 'lookup', { charge: 'ch_batch_c' }],
-      ],
-      'Done.',
-    );
+    const batch = batchTurn();
+    const a = refundAgent(batch.calls, 'Done.');
     let result = await run(a.agent, 'Refund both');
     expect(result.interruptions).toHaveLength(2);
     const decided = a.gate.decide(result);
-    const [id1, id2] = [a.gate.requestId('refund', b1, in1), a.gate.requestId('refund', b2, in2)];
-    await Promise.all([id1, id2].map((id) => h.waitFor(id, (x) => x.status === 'requested')));
-    await decideWhenOpen(h, id1, { decision: 'approve' });
-    expect(await stillPending(decided, 1500)).toBe('pending');
-    await decideWhenOpen(h, id2, { decision: 'reject', reason: 'over the daily limit' });
+    const ids = {
+      approved: a.gate.requestId('refund', batch.approved, batch.args.approved),
+      rejected: a.gate.requestId('refund', batch.rejected, batch.args.rejected),
+    };
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, decided);
     expect((await decided).map((d) => d.outcome)).toEqual(['approved', 'denied']);
     result = await run(a.agent, result.state);
     expect(result.finalOutput).toBe('Done.');
-    expect(a.ran).toEqual(
-      expect.arrayContaining([
-        { tool: 'lookup', input: { charge: 'ch_batch_c' } },
-        { tool: 'refund', input: in1 },
-      ]),
-    );
-    expect(a.ran).toHaveLength(2);
-    const results = toolResults(result.history);
-    for (const id of [b1, b2, b3]) expect(results.get(id)).toHaveLength(1);
-    expect((results.get(b2)![0] as { text: string }).text).toContain('over the daily limit');
+    expectBatchOutcome(batch, a.ran, toolResults(result.history));
+    const [denied] = toolResults(result.history).get(batch.rejected)! as { text: string }[];
+    expect(denied!.text).toContain(batch.reason);
   });
 
   it('does not run a call approved only in the caller-held run state', async () => {
@@ -199,42 +179,13 @@ describe('approval-gate/openai-agents', () => {
 
 describe('approval-gate/openai-agents across a restart', () => {
   it('reattaches a restarted agent process to the same gate and runs the tool once', async () => {
-    const dir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'oa-restart-'));
-    const n = randomUUID().slice(0, 8);
-    const env = {
-      GATE_URL: h.url,
-      AGENT_KEY: h.keys.agent,
-      AGENT_ID: 'agent-1',
-      SCOPE: `thread_${n}`,
-      CALL_ID: `call_${n}`,
-      CHARGE: `ch_restart_${n}`,
-      STATE_FILE: path.join(dir, 'run-state.json'),
-      RAN_FILE: path.join(dir, 'ran.log'),
-    };
-    const gate = approvalGate({
-      gate: httpGate({ url: h.url, agentKey: h.keys.agent, agentId: 'agent-1' }),
-      scope: env.SCOPE,
-    });
-    const id = gate.requestId('refund', env.CALL_ID, { charge: env.CHARGE, amount: 2500 });
-
-    const first = startAgent('openai-agents-agent.ts', env);
-    await h.waitFor(id, (b) => b.status === 'requested', 60_000);
-    await first.kill();
-    await decideWhenOpen(h, id, { decision: 'approve' });
-
-    const second = startAgent('openai-agents-agent.ts', env);
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.output()).toContain('resumed');
-    expect(second.output()).toContain('final: Refunded.');
-    expect(fs.readFileSync(env.RAN_FILE, 'utf8').trim().split('\n')).toEqual([
-      JSON.stringify({ charge: env.CHARGE, amount: 2500 }),
-    ]);
-    const listed = await waitFor('the gate in the listing', async () => {
-      const r = await h.http('GET', `/v1/approvals?target=${encodeURIComponent(`charge:${env.CHARGE}`)}`, {
-        key: h.keys.reviewer,
-      });
-      return r.body.approvals.length > 0 && (r.body.approvals as { request_id: string }[]);
-    });
-    expect(listed.map((x) => x.request_id)).toEqual([id]);
+    const env = agentEnv(h, 'oa-restart');
+    const id = approvalGate({ gate: fixtureTransport(h), scope: env.SCOPE }).requestId(
+      'refund',
+      env.CALL_ID,
+      refundArgs(env),
+    );
+    const second = await killApproveRestart(h, 'openai-agents-agent.ts', env, id);
+    expect(second.output()).toContain('resumed'); // from `RunState.fromString` of the stored state
   });
 });
