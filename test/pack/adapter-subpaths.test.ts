@@ -17,10 +17,10 @@ const FRAMEWORKS = {
 } as const;
 type Subpath = keyof typeof FRAMEWORKS;
 const SUBPATHS = Object.keys(FRAMEWORKS) as Subpath[];
-/** The framework packages that may be in a project: its own and what they bring (LangChain brings LangGraph). */
+/** Each framework's packages and what they bring, none of which may be in another framework's project. */
 const FAMILY: Record<Subpath, string[]> = {
-  'ai-sdk': ['ai'],
-  'openai-agents': ['@openai/agents-core', '@openai/agents'],
+  'ai-sdk': ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway'],
+  'openai-agents': ['@openai/agents-core', '@openai/agents', 'openai'],
   langchain: ['langchain', '@langchain/core', '@langchain/langgraph'],
 };
 
