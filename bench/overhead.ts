@@ -3,7 +3,6 @@
 // Rounds alternate bare and gate; each figure is the median over the rounds.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { GateClient } from '../src/client/gate-client';
-import { consumeUpdate, decideUpdate } from '../src/workflows/definitions';
 import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
 import { progress, type BenchContext } from './context';
@@ -17,6 +16,8 @@ import {
   startGate,
   type RetryCounter,
 } from './gate-requests';
+import { cpuMeter, type CpuSpent } from './cpu';
+import { historyShape } from './history-shape';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent } from './stats';
 import { startBaselineWorker, startGateWorker } from './workers';
@@ -33,9 +34,13 @@ type Kind = 'bare' | 'gate';
 type Driver = (tag: string, i: number) => Promise<{ sample: Sample; handle: WorkflowHandle }>;
 
 interface RunResult {
+  /** One of the run's executions, for its history's shape. */
+  last: WorkflowHandle;
   throughput: number;
   p50: number;
   steps: Omit<Sample, 'total'>;
+  /** CPU ms per lifecycle, the closing tasks included. */
+  cpu: CpuSpent;
 }
 
 function drivers(
@@ -73,16 +78,18 @@ function drivers(
     gate: async (tag, i) => {
       let gate: Awaited<ReturnType<typeof startGate>> | undefined;
       return timed(
-        async () => (gate = await startGate(client, gates, tag, i)).handle, // GateClient.create, as behind the API
-        (h) => h.executeUpdate(decideUpdate, { args: [approval(gate!)] }),
-        (h) => h.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT_ID }] }),
+        // GateClient's create, decide and consume, as behind the API (it writes the events the updates hand back).
+        async () => (gate = await startGate(client, gates, tag, i)).handle,
+        () => gates.decide(gate!.id, approval(gate!)),
+        () => gates.consume(gate!.id, AGENT_ID),
       );
     },
   };
 }
 
 /** n lifecycles at concurrency c; then waits (untimed) until every workflow has closed, so runs never overlap. */
-async function measure(drive: Driver, n: number, c: number, tag: string): Promise<RunResult> {
+async function measure(drive: Driver, n: number, c: number, tag: string, serverPid?: number): Promise<RunResult> {
+  const spent = cpuMeter(serverPid);
   const samples: Sample[] = [];
   const handles: WorkflowHandle[] = [];
   const wall = await runConcurrent(n, c, async (i) => {
@@ -91,15 +98,18 @@ async function measure(drive: Driver, n: number, c: number, tag: string): Promis
     handles.push(r.handle);
   });
   await Promise.all(handles.map((h) => h.result()));
+  const cpu = spent();
   const p = (k: keyof Sample): number =>
     percentile(
       samples.map((s) => s[k]),
       50,
     );
   return {
+    last: handles[handles.length - 1]!,
     throughput: (n * 1000) / wall,
     p50: p('total'),
     steps: { create: p('create'), approve: p('approve'), consume: p('consume') },
+    cpu: { bench: cpu.bench / n, server: cpu.server / n },
   };
 }
 
@@ -123,7 +133,7 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
       const runs: Record<Kind, RunResult[]> = { bare: [], gate: [] };
       for (let r = 0; r < cfg.rounds; r++) {
         for (const kind of ['bare', 'gate'] as const) {
-          const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`);
+          const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`, ctx.server.pid);
           runs[kind].push(res);
           progress(
             `overhead c${c} round ${r + 1}/${cfg.rounds} ${kind}: ${fmt(res.throughput, '/s')}, lifecycle p50 ${fmt(res.p50, 'ms')} (${steps(res.steps)})`,
@@ -155,6 +165,18 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
         `overhead.external.steps_p50_c${c}`,
         `gate ${steps(stepMed('gate'))}  bare ${steps(stepMed('bare'))}`,
       );
+      const cpu = (kind: Kind): string =>
+        `${fmt(
+          med(kind, (x) => x.cpu.bench),
+          'ms',
+        )} bench process + ${fmt(
+          med(kind, (x) => x.cpu.server),
+          'ms',
+        )} server`;
+      report.info(`overhead.external.cpu_per_lifecycle_c${c}`, `gate ${cpu('gate')}  bare ${cpu('bare')}`);
+      if (isC1)
+        for (const kind of ['gate', 'bare'] as const)
+          report.info(`overhead.external.history_${kind}`, await historyShape(runs[kind][0]!.last));
     }
     report.info(
       'overhead.external.transient_retries',

@@ -18,23 +18,37 @@ import { now } from './stats';
 import { running, type RunningWorker, type StartTimes } from './workers';
 import { tripDomain } from '../src/domain/trip';
 
+/** When each re-check began and ended, by trip session (performance.now() in this process). */
+export type RecheckTimes = Map<string, { start: number; end: number }>;
+
 /**
  * A gate worker built like `createGateWorker` (src/worker.ts: production bundle and
  * bundler options, `maxCachedWorkflows` from the config, every activity of
  * `createActivities`), except that `executeTool` first records its start time by
- * idempotency key (= request id). createGateWorker takes no activity overrides, hence this copy.
+ * idempotency key (= request id), and `recheckSnapshot` its start and end by session. createGateWorker takes no activity overrides, hence this copy.
  */
 export async function startToolGateWorker(
   ctx: BenchContext,
-): Promise<RunningWorker & { toolStarts: StartTimes; domains: DomainRegistry }> {
+): Promise<RunningWorker & { toolStarts: StartTimes; rechecks: RecheckTimes; domains: DomainRegistry }> {
   const queue = taskQueue('tool');
   const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
   const { activities, domains } = await createActivities({ db, domains: [tripDomain] });
   const toolStarts: StartTimes = new Map();
+  const rechecks: RecheckTimes = new Map();
   const executeTool = activities.executeTool as unknown as GateActivities['executeTool'];
   const wrapped: GateActivities['executeTool'] = async (input) => {
     toolStarts.set(input.idempotency_key, now());
     return executeTool(input);
+  };
+  // Timed too, by session: where the time between the decision and the tool goes.
+  const recheckSnapshot = activities.recheckSnapshot as unknown as GateActivities['recheckSnapshot'];
+  const timedRecheck: GateActivities['recheckSnapshot'] = async (input) => {
+    const start = now();
+    try {
+      return await recheckSnapshot(input);
+    } finally {
+      rechecks.set(input.session_id, { start, end: now() });
+    }
   };
   const connection = await NativeConnection.connect({ address: ctx.server.address });
   const worker = await Worker.create({
@@ -43,13 +57,13 @@ export async function startToolGateWorker(
     taskQueue: queue,
     workflowBundle: { codePath: ctx.bundles.gate }, // built with workflowBundlerOptions() (bundles.ts)
     maxCachedWorkflows: loadConfig().workflowCacheSize,
-    activities: { ...activities, executeTool: wrapped },
+    activities: { ...activities, executeTool: wrapped, recheckSnapshot: timedRecheck },
   });
   const r = running(worker, queue, async () => {
     await connection.close();
     await db.close();
   });
-  return { ...r, toolStarts, domains };
+  return { ...r, toolStarts, rechecks, domains };
 }
 
 /**

@@ -11,6 +11,7 @@ import { bareGoSignal, bareStatusQuery, bareToolWorkflow } from './baseline-work
 import { Closers } from './closers';
 import { progress, type BenchContext } from './context';
 import { approval, retryTransient } from './gate-requests';
+import { fmt } from './report';
 import { now, percentile, sleep } from './stats';
 import { preparedToolGate, startToolGateWorker } from './tool-gate';
 import { startBaselineWorker } from './workers';
@@ -44,8 +45,11 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       await h.result();
       return started(bareWorker.toolStarts, id, t0);
     };
+    /** Per gate sample: decision..re-check start, the re-check, re-check end..tool start. */
+    const steps: { toRecheck: number; recheck: number; toTool: number }[] = [];
     const gate = async (i: number): Promise<number> => {
       const { requestId, input } = await preparedToolGate(gateWorker.domains, i);
+      const session = input.tool!.session_id;
       const h = await client.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,
         startOptions(requestId, input, gateWorker.taskQueue, randomUUID()),
@@ -62,7 +66,10 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
           `tool gate ${requestId} ended ${final.status} (${final.status_reason ?? final.execution?.error ?? 'no reason'}); the snapshot re-check or the tool failed`,
         );
       }
-      return started(gateWorker.toolStarts, requestId, t0);
+      const toolAt = started(gateWorker.toolStarts, requestId, t0);
+      const r = gateWorker.rechecks.get(session);
+      if (r) steps.push({ toRecheck: r.start - t0, recheck: r.end - r.start, toTool: toolAt - (r.end - t0) });
+      return toolAt;
     };
     for (let w = 0; w < 3; w++) {
       await bare(`warm${w}`); // warm-up, not counted
@@ -80,6 +87,19 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       value: 1.3,
     });
     report.ratio('tool.decision_to_tool_start_p95', p(samples.gate, 95), p(samples.bare, 95), 'ms');
+    const counted = steps.slice(-cfg.toolN); // the warm-up gates came first
+    const step = (k: keyof (typeof steps)[number]): string =>
+      fmt(
+        percentile(
+          counted.map((x) => x[k]),
+          50,
+        ),
+        'ms',
+      );
+    report.info(
+      'tool.gate_steps_p50',
+      `decision to re-check start ${step('toRecheck')}, re-check ${step('recheck')}, re-check end to tool start ${step('toTool')}`,
+    );
     report.info(
       'tool.samples',
       `${cfg.toolN} per kind; gate: approve by update, snapshot re-check (trip store), executeTool; bare: signal, activity`,

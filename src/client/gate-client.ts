@@ -19,6 +19,7 @@ import type { GateState } from '../core/gate-state';
 import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import {
+  CALLER_WRITES,
   cancelUpdate,
   consumeUpdate,
   decideSignal,
@@ -26,6 +27,7 @@ import {
   getAuditQuery,
   getGateQuery,
   recordRefusalSignal,
+  type CallerEvents,
   type ConsumeResult,
 } from '../workflows/definitions';
 import { visibleTo, type Scope } from '../core/tenant';
@@ -63,8 +65,10 @@ export interface GateClientOptions {
   /**
    * Webhook receivers the workers deliver to (their `GATE_WEBHOOK_URLS`). When it is 0
    * and `audit` is set, `create` writes the gate's `approval.requested` event to the store
-   * itself, which saves each new gate one activity and one workflow task. Left unset, the
-   * gate writes it (and its webhook is not delayed to the gate's next batch).
+   * itself, and `decide` and `consume` write the events their update appended (which the
+   * gate hands back, see CallerWrites): each saves the gate one activity and one workflow
+   * task. Left unset, the gate writes them (and their webhooks are not delayed to the
+   * gate's next batch).
    */
   webhookReceivers?: number;
   /**
@@ -122,8 +126,8 @@ export class GateClient {
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
-    const { audit, webhookReceivers } = this.options;
-    const writeFirst = audit !== undefined && webhookReceivers === 0;
+    const { audit } = this.options;
+    const writeFirst = this.writesEvents;
     if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
@@ -132,7 +136,7 @@ export class GateClient {
       });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       // A failed write is not the caller's problem: the gate's next batch sends the event again.
-      if (writeFirst && input.requested_event)
+      if (writeFirst && audit && input.requested_event)
         await audit.appendMany([requestedEvent(input, input.requested_event)]).catch(() => undefined);
       return {
         created: true,
@@ -220,7 +224,11 @@ export class GateClient {
     const handle = this.handle(id);
     return this.call(id, async () => {
       try {
-        return await handle.executeUpdate(decideUpdate, { args: [msg], updateId: decisionKey(msg) }); // scoped by reviewer, like the gate's own dedup
+        // updateId scoped by reviewer, like the gate's own dedup
+        const args = this.writesEvents ? ([msg, CALLER_WRITES] as const) : ([msg] as const);
+        return await this.written(
+          await handle.executeUpdate(decideUpdate, { args: [...args], updateId: decisionKey(msg) }),
+        );
       } catch (err) {
         // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
         if (
@@ -252,7 +260,31 @@ export class GateClient {
   /** Takes the approved args, exactly once (external executor). Throws 409 when not approved or already consumed, 403 for another agent (404 when scoped). */
   async consume(id: string, consumerId: string, scope?: Scope): Promise<ConsumeResult> {
     await this.authorize(id, scope);
-    return this.call(id, () => this.handle(id).executeUpdate(consumeUpdate, { args: [{ consumer_id: consumerId }] }));
+    const msg = { consumer_id: consumerId };
+    const args = this.writesEvents ? ([msg, CALLER_WRITES] as const) : ([msg] as const);
+    return this.call(id, async () =>
+      this.written(await this.handle(id).executeUpdate(consumeUpdate, { args: [...args] })),
+    );
+  }
+
+  /**
+   * Whether this client writes the audit events of what it creates, decides and consumes
+   * (it has the store, and no webhook receivers are configured, which the gate would
+   * otherwise notify with its own write): the gate then schedules no store write for them.
+   */
+  private get writesEvents(): boolean {
+    return this.options.audit !== undefined && this.options.webhookReceivers === 0;
+  }
+
+  /**
+   * Writes the events an update handed back (CallerWrites) and answers without them. Only
+   * after the update returned, so the store receives events that are already in the
+   * gate's history. A failed write is not the caller's problem: the gate's next batch sends them again.
+   */
+  private async written<T extends CallerEvents>(result: T): Promise<Omit<T, 'audit_events'>> {
+    const { audit_events: events, ...rest } = result;
+    if (events && events.length > 0) await this.options.audit?.appendMany(events).catch(() => undefined);
+    return rest;
   }
 
   /** Withdraws a pending request as its agent. Throws 409 once decided, 403 for another agent (404 when scoped). */

@@ -6,7 +6,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -22,15 +21,18 @@ import {
   refuseCancel,
   refuseConsume,
   refuseDecision,
+  type AuditSpec,
   type GateInput,
   type GateState,
   type Modification,
 } from '../core/gate-state';
+import type { AuditEvent } from '../core/audit';
 import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
 import { awaitConsume, awaitDecision, runTool, validateModification } from './gate-phases';
 import { handOver } from './hand-over';
+import { gatePatches } from './patch-baseline';
 import {
   cancelSignal,
   cancelUpdate,
@@ -46,6 +48,8 @@ import {
   getAuditQuery,
   getGateQuery,
   recordRefusalSignal,
+  type CallerEvents,
+  type CallerWrites,
   type ConsumeResult,
 } from './definitions';
 import { refusalFailure } from './failures';
@@ -75,6 +79,12 @@ export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
  * decisions from reviewers without one of them, whichever way the decision arrives.
  */
 export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
+/**
+ * Patch id of caller-written update events (`CallerWrites`): a decide or consume update
+ * whose caller writes its events to the store returns them and schedules no store write.
+ * Checked at the first such update, so executions without one never record the marker.
+ */
+export const CALLER_WRITES_PATCH = 'caller-written-events-v1';
 
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
@@ -83,6 +93,7 @@ export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
  * re-checks the snapshot and runs the tool itself, keyed by the request id.
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
+  const isPatched = gatePatches(); // first: its one marker stands for the patches below in new executions
   const carried = input.continued; // set when the previous execution's history was full
   const state = carried ? carried.state : initialGateState(input, now());
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
@@ -105,13 +116,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }),
     undefined,
     (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+    isPatched,
   );
 
-  const upsert = searchAttributeSync(); // decides its patch now, at the start, like the trail
+  const upsert = searchAttributeSync(isPatched); // decides its patch now, at the start, like the trail
   // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
-  const order = { requesterFirst: patched(REQUESTER_FIRST_PATCH) };
+  const order = { requesterFirst: isPatched(REQUESTER_FIRST_PATCH) };
   // Decided once at the start; only gates with roles in their evidence carry the marker.
-  const checkRoles = state.payload.reviewer_policy ? patched(REVIEWER_ROLES_PATCH) : false;
+  const checkRoles = state.payload.reviewer_policy ? isPatched(REVIEWER_ROLES_PATCH) : false;
   const publish = (): void => {
     upsert([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
@@ -121,7 +133,19 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     );
   };
 
-  const decide = async (d: DecisionMessage): Promise<DecisionResult> => {
+  // Decided at the first update that asks for it, then kept: a replay calls patched() at the same point.
+  let callerWrites: boolean | undefined;
+  /** Appends an update's events; those the caller writes (CallerWrites) are returned for it to write. */
+  const appendAll = (specs: AuditSpec[], w: CallerWrites | undefined): CallerEvents => {
+    if (w?.audit_events !== 'caller' || !(callerWrites ??= isPatched(CALLER_WRITES_PATCH))) {
+      specs.forEach((e) => trail.append(e));
+      return {};
+    }
+    const events = specs.map((e) => trail.appendForCaller(e)).filter((e): e is AuditEvent => e !== undefined);
+    return events.length > 0 ? { audit_events: events } : {};
+  };
+
+  const decide = async (d: DecisionMessage, w?: CallerWrites): Promise<DecisionResult & CallerEvents> => {
     // Any service may signal: a message that is not even an object is refused, never a task failure.
     if (d === null || typeof d !== 'object')
       throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
@@ -147,7 +171,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }
     const { result, events } = applyDecision(state, d, now(), mod);
     countDecision(state, d.decision);
-    events.forEach((e) => trail.append(e));
+    const written = appendAll(events, w);
     publish();
     if (mod && input.run_id && input.call_id) {
       // The run rewrites the recorded call with the executed values before the tool runs.
@@ -160,11 +184,11 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         })
         .catch(() => undefined); // a run that is gone has no conversation to fix
     }
-    return result;
+    return { ...result, ...written }; // a copy: the result remembered per decision id stays without events
   };
 
   // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
-  const capAll = patched(REFUSAL_CAP_PATCH);
+  const capAll = isPatched(REFUSAL_CAP_PATCH);
   let refusalsRecorded = carried?.refusals_recorded ?? 0;
   /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
   const underCap = (): boolean => {
@@ -209,7 +233,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     ]);
     const requested = requestedSpec(state);
     // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
-    if (input.requested_event && patched(CREATOR_REQUESTED_EVENT_PATCH))
+    if (input.requested_event && isPatched(CREATOR_REQUESTED_EVENT_PATCH))
       trail.appendStored(requested, input.requested_event);
     else trail.append(requested);
   }
@@ -219,7 +243,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(getGateQuery, () => state);
   setHandler(getAuditQuery, () => trail.events);
   setHandler(decideUpdate, decide, {
-    validator: (d: DecisionMessage): void => {
+    // The second argument (CallerWrites) does not change what is refused.
+    validator: (d: DecisionMessage, _w?: CallerWrites): void => {
       if (d !== null && typeof d === 'object') {
         if (isInFlight(state, d)) return; // answered with the first one's result
         const prev = previousDecision(state, d);
@@ -255,18 +280,23 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   });
   setHandler(
     consumeUpdate,
-    (m: ConsumeMessage): ConsumeResult => {
+    (m: ConsumeMessage, w?: CallerWrites): ConsumeResult & CallerEvents => {
       const r = refuseConsume(state, m?.consumer_id, order);
       if (r) throw refusalFailure(r);
       applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
       state.consumed_at = state.updated_at;
       state.consumed_by = m.consumer_id;
-      trail.append({
-        event_type: 'approval.consumed',
-        actor_type: 'agent',
-        actor_id: m.consumer_id,
-        data: { args_sha256: state.final_args_sha256 },
-      });
+      const written = appendAll(
+        [
+          {
+            event_type: 'approval.consumed',
+            actor_type: 'agent',
+            actor_id: m.consumer_id,
+            data: { args_sha256: state.final_args_sha256 },
+          },
+        ],
+        w,
+      );
       publish();
       return {
         request_id: state.request_id,
@@ -274,10 +304,11 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         args_sha256: state.final_args_sha256,
         payload_sha256: state.payload_sha256,
         consumed_at: state.consumed_at,
+        ...written,
       };
     },
     {
-      validator: (m: ConsumeMessage): void => {
+      validator: (m: ConsumeMessage, _w?: CallerWrites): void => {
         const r = refuseConsume(state, m?.consumer_id, order);
         if (r) throw refusalFailure(r);
       },
@@ -306,7 +337,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   });
 
   // Decided once at the start: executions recorded before it never check their history length.
-  const canContinue = patched(GATE_CONTINUE_AS_NEW_PATCH);
+  const canContinue = isPatched(GATE_CONTINUE_AS_NEW_PATCH);
   const full = (): boolean => canContinue && historyFull(input);
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
@@ -321,7 +352,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       // New in the workflow executor; no recorded history has it, so no patch is needed.
       else if (state.executor === 'workflow')
         await CancellationScope.nonCancellable(() => handOver(state, input, trail));
-      else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
+      else await CancellationScope.nonCancellable(() => runTool(state, input, trail, isPatched)); // once approved, the run's cancel does not stop it
       publish();
     }
   } catch (err) {

@@ -12,6 +12,7 @@ import { WEBHOOK_EVENT_TYPES, type AuditEvent } from '../core/audit';
 import { auditEventFor, type RequestedEventIds } from '../core/requested-event';
 import type { AuditSpec, GateCarry } from '../core/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../activities/contracts';
+import type { Patched } from './patch-baseline';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
 /**
@@ -90,11 +91,13 @@ export class AuditTrail {
     private head?: AuditEvent,
     /** Sees each appended event (metrics); must not issue commands. */
     private readonly observe?: (event: AuditEvent) => void,
+    /** The execution's `patched` (the gate's answers through its patch baseline). */
+    isPatched: Patched = patched,
   ) {
     // Decided once per execution, newest first: a history keeps the path it was recorded on.
-    this.mode = patched(AUDIT_DURABLE_BATCH_PATCH)
+    this.mode = isPatched(AUDIT_DURABLE_BATCH_PATCH)
       ? 'durable-batch'
-      : patched(AUDIT_BATCH_PATCH)
+      : isPatched(AUDIT_BATCH_PATCH)
         ? 'local-batch'
         : 'per-event';
   }
@@ -150,6 +153,21 @@ export class AuditTrail {
     const webhook = this.webhookOf(event);
     this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
     return event;
+  }
+
+  /**
+   * Appends an event that the update's caller writes to the store (`CallerWrites`; the
+   * durable-batch path only): as with `appendStored`, no write is scheduled for it now; the
+   * gate's next batch carries it, at the latest the one of its last task. Returns undefined
+   * on the older paths, where the event is written as usual and the caller has nothing to write.
+   */
+  appendForCaller(spec: AuditSpec): AuditEvent | undefined {
+    if (this.mode !== 'durable-batch') {
+      this.append(spec);
+      return undefined;
+    }
+    // Workflow uuid4 and clock, as in append: deterministic on replay.
+    return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
   }
 
   private build(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {

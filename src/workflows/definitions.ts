@@ -10,11 +10,11 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
 /** A reviewer's decision from any service; refusals are audited as `decision.refused`. */
 export const decideSignal = defineSignal<[DecisionMessage]>('decide');
 /** A reviewer's decision with an answer: the result, or the refusal from the validator. */
-export const decideUpdate = defineUpdate<DecisionResult, [DecisionMessage]>('decide');
+export const decideUpdate = defineUpdate<DecisionResult & CallerEvents, [DecisionMessage, CallerWrites?]>('decide');
 /** The API reports a decision its update refused, so the refusal is in the audit trail too. */
 export const recordRefusalSignal = defineSignal<[RefusalRecord]>('recordRefusal');
 /** The external executor takes the approved args, exactly once. */
-export const consumeUpdate = defineUpdate<ConsumeResult, [ConsumeMessage]>('consume');
+export const consumeUpdate = defineUpdate<ConsumeResult & CallerEvents, [ConsumeMessage, CallerWrites?]>('consume');
 /** The requesting agent (or its run) withdraws a pending request. */
 export const cancelUpdate = defineUpdate<GateState, [CancelMessage]>('cancel');
 export const cancelSignal = defineSignal<[CancelMessage]>('cancel');
@@ -30,6 +30,24 @@ export interface RefusalRecord {
   decision: string;
   refusal: string;
   message: string;
+}
+
+/**
+ * The optional second argument of `decide` and `consume`: the caller writes the audit
+ * events the update appends to the store itself (it has the store and no webhook
+ * receivers are configured), so the gate schedules no store write for them now; they
+ * ride along with the gate's next batch (an idempotent insert), at the latest when it
+ * ends. A second argument, not a field of the message: workers from before it ignore it
+ * (their message schema is strict) and write the events themselves.
+ */
+export interface CallerWrites {
+  audit_events: 'caller';
+}
+export const CALLER_WRITES: CallerWrites = { audit_events: 'caller' };
+
+/** The events an update appended, in its result when its caller writes them (CallerWrites). */
+export interface CallerEvents {
+  audit_events?: AuditEvent[];
 }
 
 /** What `consume` returns: the args to execute, which may be a reviewer's modification. */

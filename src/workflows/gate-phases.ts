@@ -14,6 +14,7 @@ import { applyEvent, mergeArgs, type GateInput, type GateState, type Modificatio
 import { snapshotIdentityMismatches } from '../core/snapshot';
 import type { GateActivities } from '../activities/contracts';
 import type { AuditTrail } from './audit-trail';
+import type { Patched } from './patch-baseline';
 import {
   ERROR_CLASSES_PATCH,
   failureMessageOf,
@@ -127,7 +128,12 @@ export async function awaitConsume(
  * then consume and run the tool once, keyed by the request id. A mismatch is a policy
  * block (`invalidated`); an error inside the tool is an execution failure.
  */
-export async function runTool(state: GateState, input: GateInput, trail: AuditTrail): Promise<void> {
+export async function runTool(
+  state: GateState,
+  input: GateInput,
+  trail: AuditTrail,
+  isPatched: Patched = patched,
+): Promise<void> {
   const snapshot = state.final_snapshot;
   const ref = input.tool;
   const block = (reason: string, mismatches: string[]): void => {
@@ -144,7 +150,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   const identity = snapshotIdentityMismatches(snapshot, snapshot.tool, state.final_args);
   if (identity.length > 0) return block('the args to run are not the approved args', identity);
   let check;
-  const recheck = patched(RECHECK_LOCAL_PATCH) ? localDomain.recheckSnapshot : domain.recheckSnapshot;
+  const recheck = isPatched(RECHECK_LOCAL_PATCH) ? localDomain.recheckSnapshot : domain.recheckSnapshot;
   try {
     check = await recheck({ ...ref, tool: snapshot.tool, input: state.final_args, snapshot });
   } catch (err) {
@@ -165,7 +171,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
     actor_id: SYSTEM,
     data: { args_sha256: state.final_args_sha256, idempotency_key: state.request_id },
   });
-  const classify = patched(ERROR_CLASSES_PATCH);
+  const classify = isPatched(ERROR_CLASSES_PATCH);
   try {
     const out = await (classify ? tools : toolsV1).executeTool({
       ...ref,

@@ -1,5 +1,6 @@
 import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { Patched } from './patch-baseline';
 
 /**
  * Patch id of change-only upserts. Histories recorded before it upserted every search
@@ -14,8 +15,8 @@ export const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-on-change-v1';
  * the server; gates start with their attributes set, so most publishes write nothing.
  * Decides its patch once, when created: call it at the start of the workflow.
  */
-export function searchAttributeSync(): (pairs: SearchAttributeUpdatePair[]) => void {
-  const changesOnly = patched(SEARCH_ATTRIBUTES_PATCH);
+export function searchAttributeSync(isPatched: Patched = patched): (pairs: SearchAttributeUpdatePair[]) => void {
+  const changesOnly = isPatched(SEARCH_ATTRIBUTES_PATCH);
   return (pairs) => {
     const current = workflowInfo().typedSearchAttributes;
     const send = changesOnly ? pairs.filter((p) => current.get(p.key) !== p.value) : pairs;

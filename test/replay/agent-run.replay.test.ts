@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
 import { decodeHistory, HISTORY_VERSIONS, runHistoriesDir, type HistoryVersion } from './history-codec';
-import { childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories';
+import { childGateIds, GATE_TYPE, pathVersions, RUN_PATHS, RUN_TYPE } from './record-histories';
 
 /**
  * Replays the checked-in agentRun histories and their child gates' (recorded by
@@ -115,16 +115,44 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v3: V3,
   v4: V3,
   v5: V3,
+  // v6: runs and their gates as v5 (only updates whose caller writes the events take the new path).
+  v6: V3,
+  // v7: runs that open a gate ask the worker's rule file first (the resolveReviewers activity).
+  v7: {
+    ...Object.fromEntries(
+      Object.entries(V3).map(([name, marks]) => [
+        name,
+        name.endsWith(`.${RUN_TYPE}`) && marks.includes(`child:${GATE_TYPE}`)
+          ? [...marks, 'activity:resolveReviewers']
+          : marks,
+      ]),
+    ),
+    'trip-roles.agentRunWorkflow': [
+      'marker:core_patch',
+      'activity:resolveReviewers',
+      `child:${GATE_TYPE}`,
+      'closed:completed',
+    ],
+    'trip-roles.approvalGateWorkflow': [
+      'signal:decide',
+      'update:decide',
+      'activity:executeTool',
+      'activity:recordAuditEvents',
+      'closed:completed',
+    ],
+  },
 };
 
 beforeAll(installQuietRuntime);
 
 describe('agentRunWorkflow replay', () => {
   it('has a run history for every recorded path and a gate history for every path that opens a gate, in every version', () => {
-    const expected = Object.entries(RUN_PATHS)
-      .flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])])
-      .sort();
-    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected.map((f) => `${v}/${f}`)));
+    const expected = (v: HistoryVersion): string[] =>
+      Object.entries(RUN_PATHS)
+        .filter(([, p]) => pathVersions(p).includes(v))
+        .flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])])
+        .sort();
+    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected(v).map((f) => `${v}/${f}`)));
   });
 
   it.each(['v2', 'v3', 'v4'])(

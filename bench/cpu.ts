@@ -1,0 +1,36 @@
+// CPU time spent, by this process (client, API and in-process workers together) and by
+// the dev server, read before and after a measurement. Unlike wall time it barely moves
+// with what else runs on the machine, so the gate's extra work shows even on a busy box.
+import fs from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** utime + stime of `pid` in ms; NaN when it cannot be read (no /proc, an external server). */
+function procCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S; // fields 14 and 15 of stat
+  } catch {
+    return NaN;
+  }
+}
+
+export interface CpuSpent {
+  /** ms of CPU of this process (every thread: client, API, workers' workflow threads). */
+  bench: number;
+  /** ms of CPU of the dev server; NaN with TEMPORAL_ADDRESS. */
+  server: number;
+}
+
+/** Starts counting; the returned function gives what was spent since. */
+export function cpuMeter(serverPid: number | undefined): () => CpuSpent {
+  const p0 = process.cpuUsage();
+  const s0 = procCpuMs(serverPid);
+  return () => {
+    const p = process.cpuUsage(p0);
+    return { bench: (p.user + p.system) / 1000, server: procCpuMs(serverPid) - s0 };
+  };
+}

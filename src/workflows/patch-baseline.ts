@@ -1,0 +1,39 @@
+import { patched } from '@temporalio/workflow';
+
+/**
+ * Patch id of the gate's patch baseline: one marker that stands for every gate patch
+ * released before it (the ids in BASELINE_PATCHES). Each `patched()` call records a
+ * marker and makes the SDK upsert the `TemporalChangeVersion` search attribute, a
+ * visibility write; a new gate called seven of them, so seven markers and seven
+ * visibility writes before its first decision. Executions started on this code record
+ * the baseline marker alone and take every path it covers; executions recorded before it
+ * have no such marker, so on replay it answers false and each patch is asked as before.
+ */
+export const GATE_BASELINE_PATCH = 'gate-baseline-v1';
+
+/** The patches the baseline stands for; a patch added later is asked on its own (or by a next baseline). */
+export const BASELINE_PATCHES = [
+  'audit-batch-durable-v1',
+  'search-attributes-on-change-v1',
+  'requester-before-state-v1',
+  'refusal-cap-v1',
+  'reviewer-roles-v1',
+  'creator-requested-event-v1',
+  'gate-continue-as-new-v1',
+  'caller-written-events-v1',
+  'recheck-local-v1',
+  'error-classes-v1',
+] as const;
+
+/** Answers `patched(id)` for one execution, through the baseline where it covers `id`. */
+export type Patched = (id: string) => boolean;
+
+/**
+ * Decides the baseline once, at the start of the execution (call it before any other
+ * patch), and returns the `patched` to use for the rest of it.
+ */
+export function gatePatches(): Patched {
+  const baseline = patched(GATE_BASELINE_PATCH);
+  const covered = new Set<string>(BASELINE_PATCHES);
+  return (id) => (baseline && covered.has(id)) || patched(id);
+}

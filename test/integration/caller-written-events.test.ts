@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { GateClient } from '../../src/client/gate-client';
+import { verifyChain } from '../../src/core/audit';
+import { AuditStore } from '../../src/store/audit-store';
+import { openDb, type Db } from '../../src/store/db';
+import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { unpackBundle } from '../replay/bundle-commit';
+import { refundBody, storeActivities } from '../support/gate-fixtures';
+import { testClient } from '../support/temporal';
+
+/**
+ * A GateClient with the audit store (and no webhook receivers) writes the events its
+ * decide and consume updates appended, which the gate hands back (CallerWrites), so an
+ * external gate's lifecycle costs one store activity, at its end, instead of one per
+ * update. The store and the chain must still hold the same events, also when the
+ * caller's write was lost, and gates opened on the code before the change (commit
+ * cd69d84, its bundle checked in; also before the patch baseline) must finish on either code.
+ */
+const BEFORE = 'cd69d84';
+
+let client: Client;
+let connection: Connection;
+let db: Db;
+let audit: AuditStore;
+
+async function runWorker(taskQueue: string, codePath: string): Promise<{ stop(): Promise<void> }> {
+  const nc = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const worker = await Worker.create({
+    connection: nc,
+    taskQueue,
+    workflowBundle: { codePath },
+    activities: storeActivities(audit),
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await nc.close();
+    },
+  };
+}
+
+beforeAll(async () => {
+  ({ client, connection } = await testClient());
+  db = openDb({ sqliteFile: ':memory:' });
+  audit = new AuditStore(db);
+  await audit.migrate();
+});
+afterAll(async () => {
+  await connection.close();
+  await db.close();
+});
+
+/** The ids of the patch markers a gate's history holds, in order. */
+async function patchIds(id: string): Promise<string[]> {
+  const h = await client.workflow.getHandle(id).fetchHistory();
+  return (h.events ?? []).flatMap((e) => {
+    const a = e.markerRecordedEventAttributes;
+    const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
+}
+
+async function eventTypes(id: string): Promise<string[]> {
+  const h = await client.workflow.getHandle(id).fetchHistory();
+  return (h.events ?? []).map((e) => String(temporal.api.enums.v1.EventType[e.eventType ?? 0]));
+}
+
+const approve = (payload_sha256: string) => ({
+  decision: 'approve' as const,
+  decision_id: randomUUID(),
+  reviewer_id: 'rev-1',
+  payload_sha256,
+});
+
+/** The store holds exactly the gate's chain, verified. */
+async function expectStoreEqualsChain(id: string, types: string[]): Promise<void> {
+  const stored = await audit.list(id);
+  expect(stored.map((e) => e.event_type)).toEqual(types);
+  expect(verifyChain(stored).ok).toBe(true);
+  const view = await new GateClient(client, { taskQueue: 'unused', audit }).audit(id);
+  expect(view.events.map((e) => e.event_id)).toEqual(stored.map((e) => e.event_id));
+  expect(view.store).toMatchObject({ matches_workflow: true, verified: true });
+}
+
+const LIFECYCLE = ['approval.requested', 'approval.approved', 'approval.consumed'];
+
+describe('on the current code', () => {
+  const taskQueue = `caller-${randomUUID()}`;
+  let stop: () => Promise<void>;
+  beforeAll(async () => ({ stop } = await runWorker(taskQueue, process.env.GATE_TEST_WORKFLOW_BUNDLE!)));
+  afterAll(() => stop());
+
+  it('writes each update’s events when the update returns; the gate writes once, when it ends', async () => {
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const { request } = await gates.create(refundBody('caller'), { agentId: 'agent-1' });
+    const id = request.request_id;
+    const decided = await gates.decide(id, approve(request.payload_sha256));
+    expect(decided).not.toHaveProperty('audit_events'); // the API's answer is unchanged
+    expect((await audit.list(id)).map((e) => e.event_type)).toEqual(LIFECYCLE.slice(0, 2));
+    expect(await eventTypes(id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    const consumed = await gates.consume(id, 'agent-1');
+    expect(consumed).not.toHaveProperty('audit_events');
+    expect(consumed.args).toEqual({ charge: 'ch_1', amount: 4000 });
+    expect((await audit.list(id)).map((e) => e.event_type)).toEqual(LIFECYCLE);
+    await client.workflow.getHandle(id).result();
+    const history = await eventTypes(id);
+    expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+    // One patch marker (and so one TemporalChangeVersion upsert) stands for every earlier patch.
+    expect(await patchIds(id)).toEqual(['gate-baseline-v1']);
+    expect(history.filter((t) => t === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(3); // baseline, approved, consumed
+    await expectStoreEqualsChain(id, LIFECYCLE);
+  });
+
+  it('loses nothing when the caller could not write: the gate’s last batch carries the events', async () => {
+    const failing = Object.create(audit) as AuditStore;
+    failing.appendMany = async () => {
+      throw new Error('store down');
+    };
+    const gates = new GateClient(client, { taskQueue, audit: failing, webhookReceivers: 0 });
+    const { request } = await gates.create(refundBody('caller-lost'), { agentId: 'agent-1' });
+    await gates.decide(request.request_id, approve(request.payload_sha256));
+    expect(await audit.list(request.request_id)).toEqual([]);
+    await gates.consume(request.request_id, 'agent-1');
+    await client.workflow.getHandle(request.request_id).result();
+    await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+  });
+
+  it('leaves the writes to the gate for a client that may have webhook receivers', async () => {
+    const gates = new GateClient(client, { taskQueue, audit });
+    const { request } = await gates.create(refundBody('caller-hooks'), { agentId: 'agent-1' });
+    await gates.decide(request.request_id, approve(request.payload_sha256));
+    await gates.consume(request.request_id, 'agent-1');
+    await client.workflow.getHandle(request.request_id).result();
+    const history = await eventTypes(request.request_id);
+    // requested, approved and consumed: each workflow task that appended wrote its own batch.
+    expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(3);
+    await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+  });
+});
+
+describe('gates opened on the code before caller-written events', () => {
+  it('finish on the current code, the new client writing the events the gate hands back', async () => {
+    const taskQueue = `caller-upgrade-${randomUUID()}`;
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const old = await runWorker(taskQueue, unpackBundle(BEFORE));
+    const { request } = await gates.create(refundBody('caller-upgrade'), { agentId: 'agent-1' });
+    const h = client.workflow.getHandle(request.request_id);
+    expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
+    await old.stop();
+    const current = await runWorker(taskQueue, process.env.GATE_TEST_WORKFLOW_BUNDLE!);
+    try {
+      await gates.decide(request.request_id, approve(request.payload_sha256));
+      await gates.consume(request.request_id, 'agent-1');
+      await h.result();
+      // Opened before the baseline: it keeps the markers of its first task and records none of the baseline.
+      const patches = await patchIds(request.request_id);
+      expect(patches).toEqual(expect.arrayContaining(['audit-batch-durable-v1', 'creator-requested-event-v1']));
+      expect(patches).not.toContain('gate-baseline-v1');
+      expect((await h.query(getAuditQuery)).map((e) => e.event_type)).toEqual(LIFECYCLE);
+      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+    } finally {
+      await current.stop();
+    }
+  });
+
+  it('are decided by the new client on an old worker, which ignores the second argument and writes itself', async () => {
+    const taskQueue = `caller-old-${randomUUID()}`;
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const old = await runWorker(taskQueue, unpackBundle(BEFORE));
+    try {
+      const { request } = await gates.create(refundBody('caller-old'), { agentId: 'agent-1' });
+      const decided = await gates.decide(request.request_id, approve(request.payload_sha256));
+      expect(decided.status).toBe('approved');
+      await gates.consume(request.request_id, 'agent-1');
+      await client.workflow.getHandle(request.request_id).result();
+      const history = await eventTypes(request.request_id);
+      expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(2); // approve, consume
+      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+    } finally {
+      await old.stop();
+    }
+  });
+});
