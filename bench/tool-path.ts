@@ -102,7 +102,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     );
     report.info(
       'tool.samples',
-      `${cfg.toolN} per kind; gate: approve by update, snapshot re-check (trip store), executeTool; bare: signal, activity`,
+      `${cfg.toolN} per kind; gate: approve by update, the snapshot re-check (trip store), the trip domain's execute (timed at its start); bare: signal, activity`,
     );
   } finally {
     await closers.close();

@@ -92,8 +92,8 @@ export interface GateActivities {
   reviseToolCall(input: ReviseToolCallInput): Promise<RevisionResult>;
   /**
    * Applies the worker's rule file (GATE_POLICY_FILE, loaded at start) to a gate about to
-   * be opened by a workflow (an agent run's tool call, `requireApproval`); run as a local
-   * activity, so the answer is recorded in the creator's history and replays unchanged.
+   * be opened by a workflow (an agent run's tool call, `requireApproval`), on the gate's
+   * task queue, so the answer is recorded in the creator's history and replays unchanged.
    */
   resolveReviewers(input: ResolveReviewersInput): Promise<ResolveReviewersResult>;
 }

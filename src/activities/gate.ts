@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../core/failure-types';
 import { isDomainToolError } from '../domain/errors';
 import type { DomainRegistry } from '../domain/registry';
+import type { RecheckResult } from '../domain/types';
 import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
 import type { AuditStore } from '../store/audit-store';
 import { atBoundary } from './boundaries';
@@ -17,6 +18,12 @@ export interface GateActivityDeps {
   /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
   policy?: ReviewerPolicy;
 }
+
+/**
+ * Attempts of `recheckAndExecuteTool` whose re-check may fail on the store before the gate
+ * fails closed (`invalidated`), as many as the separate `recheckSnapshot` was given.
+ */
+export const RECHECK_ATTEMPTS = 12;
 
 /**
  * Heartbeats every second while `fn` runs, so Temporal notices a dead worker within the
@@ -85,7 +92,22 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
         // A retry after the effect skips the re-check: it would see the tool's own change as drift.
         if (!(await ran())) {
           await atBoundary('decided', call.session_id);
-          const recheck = await d.recheck(call.session_id, call.tool, call.input, snapshot);
+          let recheck: RecheckResult;
+          try {
+            recheck = await d.recheck(call.session_id, call.tool, call.input, snapshot);
+          } catch (err) {
+            // As the separate re-check did: a store that stays unreachable through its attempts fails closed.
+            if (Context.current().info.attempt < RECHECK_ATTEMPTS || (await ran())) throw err;
+            const message = err instanceof Error ? err.message : String(err);
+            return {
+              ran: false,
+              recheck: {
+                ok: false,
+                reason: `could not verify the approved snapshot: ${message}`,
+                mismatches: ['recheck unavailable'],
+              },
+            };
+          }
           await atBoundary('rechecked', call.session_id);
           // Asked again after a refusal: an attempt given up for dead may have committed the effect meanwhile.
           if (!recheck.ok && !(await ran())) return { ran: false, recheck };

@@ -5,6 +5,7 @@ import { toolSpecFromZod } from '../models/spec';
 import { systemPrompt } from '../models/prompt';
 import { ModelError } from '../models/errors';
 import type { RunActivities } from './run-contracts';
+import { withHeartbeat } from './heartbeat';
 
 export interface RunActivityDeps {
   domains: DomainRegistry;
@@ -39,9 +40,10 @@ export function createRunActivities(
               ...messages,
             ];
       try {
-        return await deps
-          .createModel(model)
-          .next({ messages: model.kind === 'scripted' ? messages : withPrompt, tools });
+        // A model call can take a minute: heartbeats (see MODEL_ACTIVITY_OPTIONS) make a lost worker or a lost completion cost seconds, not the start-to-close timeout.
+        return await withHeartbeat(() =>
+          deps.createModel(model).next({ messages: model.kind === 'scripted' ? messages : withPrompt, tools }),
+        );
       } catch (err) {
         if (err instanceof ModelError)
           throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });

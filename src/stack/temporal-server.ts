@@ -121,8 +121,8 @@ export async function prepareNamespace(
   const connection = await until(
     `the Temporal server at ${address} did not answer`,
     async () => {
-      if (!isRunning(d.pid, 'temporal-server'))
-        throw new StopWaiting(`the server exited; its log ends:\n${tail(d.log)}`);
+      // By pid, not by name: see waitForLogLine.
+      if (!isRunning(d.pid)) throw new StopWaiting(`the server exited; its log ends:\n${tail(d.log)}`);
       const c = await Connection.connect({ address, connectTimeout: 1000 });
       await c.workflowService.getSystemInfo({});
       return c;

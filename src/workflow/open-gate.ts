@@ -5,7 +5,6 @@ import {
   WorkflowIdReusePolicy,
   patched,
   proxyActivities,
-  proxyLocalActivities,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -156,15 +155,14 @@ function invalid(problems: string[]): ApplicationFailure {
 }
 
 /**
- * Who may decide, by the rule file of the worker that hosts the gate. On the caller's own
- * task queue that worker is this one (it hosts the gate's workflows, so it has the gate's
- * activities): a local activity, no round trip. A gate on another queue asks a worker there.
+ * Who may decide, by the rule file of a worker that hosts the gate (its queue has the gate's
+ * activities). A regular activity, not a local one: a workflow may open gates beside other
+ * work (`Promise.all` of gated calls), and a local activity's result lands in another
+ * activation on replay than it did live, which can reorder commands (nondeterminism).
  */
 function reviewersOn(
   gateQueue: string,
   asked: Parameters<GateActivities['resolveReviewers']>[0],
 ): ReturnType<GateActivities['resolveReviewers']> {
-  if (gateQueue === workflowInfo().taskQueue)
-    return proxyLocalActivities<GateActivities>(RULES_OPTIONS).resolveReviewers(asked);
   return proxyActivities<GateActivities>({ ...RULES_OPTIONS, taskQueue: gateQueue }).resolveReviewers(asked);
 }

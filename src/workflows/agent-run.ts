@@ -34,6 +34,9 @@ import {
 
 const model = proxyActivities<RunActivities>({
   startToCloseTimeout: '2m',
+  // callModel heartbeats every 2 s: a worker killed mid-call, or a completion lost while the
+  // server restarts, is retried after 15 s instead of after the 2-minute start-to-close.
+  heartbeatTimeout: '15s',
   retry: {
     initialInterval: '2s',
     maximumInterval: '30s',

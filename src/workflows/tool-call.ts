@@ -4,7 +4,6 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
-  proxyLocalActivities,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -28,7 +27,7 @@ import type { InteractionResponse } from '../core/interaction';
 /** Patch id of the tenant on a run's child gates (histories before it start gates without one). */
 export const GATE_TENANT_PATCH = 'gate-tenant-v1';
 /**
- * Patch id of the worker's rule file on a run's child gates: a local activity applies
+ * Patch id of the worker's rule file on a run's child gates: an activity applies
  * GATE_POLICY_FILE before the gate's evidence is built. Histories before it open gates
  * with the domain policy's approvals only.
  */
@@ -45,8 +44,12 @@ const toolsV1 = proxyActivities<RunActivities>({
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
 const tools = proxyActivities<RunActivities>(TOOL_ACTIVITY_OPTIONS);
-/** In memory on this worker (the rule file it loaded at start): no store, no network; retried only for a crash. */
-const rules = proxyLocalActivities<RunActivities>({
+/**
+ * The worker's rule file (loaded at start, answered from memory). A regular activity, not a
+ * local one: beside other calls of the same turn, a local activity's result lands in another
+ * activation on replay than it did live, which reorders the trail's writes (nondeterminism).
+ */
+const rules = proxyActivities<RunActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 });

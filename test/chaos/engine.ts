@@ -190,7 +190,7 @@ async function check(
       return v.status === 200 && ['completed', 'failed', 'cancelled'].includes(v.body.status) ? v.body : undefined;
     },
     180_000,
-  );
+  ).catch(() => undefined); // not finished in time is a finding (stuck), not the end of the program
   const gate = await call(ctx, 'GET', `/v1/approvals/${t.requestId}`, ctx.reviewerKey);
   if (gate.status === 404) return { kind: 'lost', detail: `gate ${t.requestId} is gone` };
   const subs = await ctx.db.query<{ request_id: string; submission_id: string }>(

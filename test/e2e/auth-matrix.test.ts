@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { tripDomain } from '../../src/domain/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
+import { loadPolicyFile } from '../../src/policy/load-policy';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
@@ -18,8 +19,9 @@ import { evidence } from './api-harness';
  * a value in that route's spec.
  *
  * Tenant A (`acme`) owns everything the calls name; tenant B (`globex`) is the other tenant.
- * The server runs with a rule file: `stripe.refund.*` (the requests' action) is decided
- * by `finance`, which A's reviewer has and `acme-rev-norole` has not.
+ * The API and the worker run with one rule file: `stripe.refund.*` (the requests' action)
+ * and `trip.*` (the runs' gated submit) are decided by `finance`, which A's reviewer has
+ * and `acme-rev-norole` has not.
  */
 
 let api: RunningApi;
@@ -36,7 +38,10 @@ const K = {
   revokedReviewer: '',
   rotatedAgent: '',
   rotatedReviewer: '',
-  /** A reviewer of tenant A without the role the rule file asks for `stripe.refund.*`. */
+  /** Tenant A's keys of each kind past their expiry. */
+  expiredAgent: '',
+  expiredReviewer: '',
+  /** A reviewer of tenant A without the role the rule file asks for `stripe.refund.*` and `trip.*`. */
   aReviewerNoRole: '',
 };
 
@@ -100,6 +105,25 @@ async function waitingRun(): Promise<string> {
   const r = await call('POST', '/v1/runs', K.aAgent, scenario('trip-approve'));
   expect(r.status).toBe(201);
   return r.body.run_id;
+}
+
+/** A decision on the pending gate of one of A's runs (under the worker's `trip.*` rule). */
+async function runGateDecision(): Promise<Target> {
+  const runId = await waitingRun();
+  const id = await until(async () => {
+    const v = await call('GET', `/v1/runs/${runId}`, K.aAgent);
+    return v.body.pending_approvals?.[0]?.request_id as string | undefined;
+  });
+  const g = await until(async () => {
+    const r = await call('GET', `/v1/approvals/${id}`, K.aReviewer);
+    return r.status === 200 && r.body.status === 'requested' ? r.body : undefined;
+  });
+  expect(g.payload.reviewer_policy).toMatchObject({ rule: 'trip.*', roles: ['finance'] });
+  return {
+    path: `/v1/approvals/${id}/decision`,
+    body: { decision: 'approve', payload_sha256: g.payload_sha256, args_sha256: g.final_args_sha256 },
+    id,
+  };
 }
 
 /** A's completed trip run: its submission is what the domain listing must keep inside A. */
@@ -302,9 +326,11 @@ const COLUMNS: Record<string, Column> = {
     for (const kind of kinds) {
       const revoked = kind === 'agent' ? K.revokedAgent : K.revokedReviewer;
       const rotated = kind === 'agent' ? K.rotatedAgent : K.rotatedReviewer;
+      const expired = kind === 'agent' ? K.expiredAgent : K.expiredReviewer;
       for (const [key, why] of [
         [revoked, /was revoked/],
         [rotated, /replaced by a rotation/],
+        [expired, /has expired/],
       ] as const) {
         const t = await spec.target();
         const r = await call(method, t.path, key, t.body);
@@ -314,21 +340,25 @@ const COLUMNS: Record<string, Column> = {
     }
   },
   // A reviewer of the right tenant without a role the request's rule names: 403 with the roles, and audited.
+  // Both kinds of gate behind the route: one the API created, and one a run opened under the worker's rule file.
   ineligible_role: async (method, spec) => {
     if (!spec.roleGated) return 'n/a';
     const t = await spec.target();
-    const r = await call(method, t.path, K.aReviewerNoRole, t.body);
-    expect(r.status).toBe(403);
-    expect(r.body.error).toMatchObject({ code: 'ineligible_reviewer', details: { roles_needed: ['finance'] } });
-    const trail = await until(async () => {
-      const a = await call('GET', `/v1/approvals/${t.id!}/audit`, K.aReviewer);
-      const refused = (a.body.events as { event_type: string; actor_id: string; data: { refusal?: string } }[]).find(
-        (e) => e.event_type === 'decision.refused' && e.actor_id === 'acme-rev-norole',
-      );
-      return refused;
-    });
-    expect(trail.data.refusal).toBe('IneligibleReviewer');
-    expect((await call('GET', `/v1/approvals/${t.id!}`, K.aReviewer)).body.status).toBe('requested');
+    const runGate = await runGateDecision();
+    for (const target of [t, runGate]) {
+      const r = await call(method, target.path, K.aReviewerNoRole, target.body);
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatchObject({ code: 'ineligible_reviewer', details: { roles_needed: ['finance'] } });
+      const trail = await until(async () => {
+        const a = await call('GET', `/v1/approvals/${target.id!}/audit`, K.aReviewer);
+        const refused = (a.body.events as { event_type: string; actor_id: string; data: { refusal?: string } }[]).find(
+          (e) => e.event_type === 'decision.refused' && e.actor_id === 'acme-rev-norole',
+        );
+        return refused;
+      });
+      expect(trail.data.refusal).toBe('IneligibleReviewer');
+      expect((await call('GET', `/v1/approvals/${target.id!}`, K.aReviewer)).body.status).toBe('requested');
+    }
   },
   // Inside one tenant an agent sees only its own requests and runs (reviewers see the whole queue).
   other_agent: async (method, spec) => {
@@ -369,7 +399,13 @@ beforeAll(async () => {
   process.env.GATE_LOG_LEVEL = 'silent';
   const dir = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'gate-matrix-'));
   db = openSqlite(path.join(dir, 'gate.db'));
-  const { activities } = await createActivities({ db, domains: [tripDomain] });
+  const policyFile = path.join(dir, 'rules.yaml');
+  fs.writeFileSync(
+    policyFile,
+    'rules:\n  - action: stripe.refund.*\n    roles: [finance]\n  - action: trip.*\n    roles: [finance]\n',
+  );
+  // The worker reads the same file as the API (createGateWorker loads GATE_POLICY_FILE so).
+  const { activities } = await createActivities({ db, domains: [tripDomain], policy: loadPolicyFile(policyFile) });
   worker = await startTestWorker(activities);
   const cfg = {
     ...loadConfig({}),
@@ -377,12 +413,17 @@ beforeAll(async () => {
     port: await freePort(),
     temporalAddress: process.env.TEMPORAL_ADDRESS,
     taskQueue: worker.taskQueue,
-    policyFile: path.join(dir, 'rules.yaml'),
+    policyFile,
   };
-  fs.writeFileSync(cfg.policyFile, 'rules:\n  - action: stripe.refund.*\n    roles: [finance]\n');
   api = await startApiServer(cfg, { domains: [tripDomain] });
   const store = new KeyStore(db);
   await store.migrate();
+  // Keys that expire in two seconds: past their expiry before any cell runs (checked at the end of this hook).
+  const expiresAt = new Date(Date.now() + 2000).toISOString();
+  K.expiredAgent = (await store.create('agent', 'acme-expired-agent', { tenant: 'acme', expiresAt })).key;
+  K.expiredReviewer = (
+    await store.create('reviewer', 'acme-expired-reviewer', { tenant: 'acme', roles: ['finance'], expiresAt })
+  ).key;
   K.aAgent = (await store.create('agent', 'acme-bot', { tenant: 'acme' })).key;
   K.aAgent2 = (await store.create('agent', 'acme-bot-2', { tenant: 'acme' })).key;
   K.aReviewer = (await store.create('reviewer', 'acme-rev', { tenant: 'acme', roles: ['finance'] })).key;
@@ -413,6 +454,8 @@ beforeAll(async () => {
   await until(async () =>
     (await call('GET', `/v1/runs/${runId}`, K.aAgent)).body.status === 'completed' ? true : undefined,
   );
+  const left = Date.parse(expiresAt) - Date.now();
+  if (left >= 0) await new Promise((r) => setTimeout(r, left + 50));
 }, 120_000);
 
 afterAll(async () => {

@@ -66,7 +66,29 @@ const decide = (g: GateState, decision: 'approve' | 'reject' | 'modify', extra: 
     ...extra,
   });
 
+/** A Date.now()-like 13-digit number that passes the Luhn check (one in ten does). */
+function luhnValidTimestamp(): string {
+  for (let ms = Date.now(); ; ms++) {
+    let sum = 0;
+    const s = String(ms);
+    for (let i = s.length - 1, dbl = false; i >= 0; i--, dbl = !dbl) {
+      let d = Number(s[i]);
+      if (dbl) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    if (sum % 10 === 0) return s;
+  }
+}
+
 describe('requireApproval from a workflow of your own', () => {
+  it('opens the gate of a workflow whose id carries a Luhn-valid Date.now() timestamp (not a card number)', async () => {
+    // Regression: the default request id `<workflow id>-approval-1` was refused as carrying a card number.
+    const h = await start('refundWorkflow', { order_id: 'T1' }, `refund-${luhnValidTimestamp()}`);
+    const g = await pendingGate(`${h.workflowId}-approval-1`);
+    expect(g.payload.correlation_id).toBe(h.workflowId);
+    await h.cancel();
+  });
+
   it('opens an ordinary gate named after the workflow and continues with the approved args', async () => {
     const h = await start('refundWorkflow');
     const g = await pendingGate(`${h.workflowId}-approval-1`);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { installedVersion, packTarball } from './tarball';
+import { installedVersion, packTarball, repo } from './tarball';
 
 // The adapter subpaths as an app gets them: the packed tarball installed from the registry
 // (npm's cache) beside ONE framework, at the version this checkout uses, in a throwaway
@@ -17,14 +17,25 @@ const FRAMEWORKS = {
 } as const;
 type Subpath = keyof typeof FRAMEWORKS;
 const SUBPATHS = Object.keys(FRAMEWORKS) as Subpath[];
-/** The framework packages that may be in a project: its own and what they bring (LangChain brings LangGraph). */
+/** Each framework's packages and what they bring, none of which may be in another framework's project. */
 const FAMILY: Record<Subpath, string[]> = {
-  'ai-sdk': ['ai'],
-  'openai-agents': ['@openai/agents-core', '@openai/agents'],
+  'ai-sdk': ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway'],
+  'openai-agents': ['@openai/agents-core', '@openai/agents', 'openai'],
   langchain: ['langchain', '@langchain/core', '@langchain/langgraph'],
 };
 
 const exec = promisify(execFile);
+/** An app's strict settings, resolving the package by its exports map as Node does. */
+const CHECK_OPTIONS = {
+  target: 'ES2022',
+  module: 'node16',
+  moduleResolution: 'node16',
+  lib: ['ES2022'],
+  types: ['node'],
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
 const tmp = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'gate-pack-adapters-'));
 const projectOf = (sub: Subpath) => path.join(tmp, sub);
 
@@ -125,6 +136,18 @@ describe.each(SUBPATHS)('approval-gate/%s from the packed tarball', (sub) => {
     expect(reports.get('main.mjs')?.requestId).toBe(reports.get('main.js')?.requestId);
     expect(reports.get('main.js')?.requestId).toBeDefined();
   });
+
+  it("type-checks README's example for it (as shipped in examples/adapters) against the installed types", async () => {
+    const shipped = path.join(dir, 'node_modules', 'approval-gate', 'examples', 'adapters');
+    for (const f of [`${sub}.ts`, 'payments.ts']) fs.copyFileSync(path.join(shipped, f), path.join(dir, f));
+    const tsconfig = {
+      compilerOptions: { ...CHECK_OPTIONS, typeRoots: [path.join(repo, 'node_modules', '@types')] },
+      files: [`${sub}.ts`],
+    };
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    await expect(exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir })).resolves.toBeDefined();
+  }, 120_000);
 
   it.each(others)('refuses approval-gate/%s, whose framework is not installed, with a plain message', async (other) => {
     const needs = `approval-gate/${other} needs ${FRAMEWORKS[other].join(' and ')}, not installed here`;

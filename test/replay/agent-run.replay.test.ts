@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
 import { decodeHistory, HISTORY_VERSIONS, runHistoriesDir, type HistoryVersion } from './history-codec';
-import { childGateIds, GATE_TYPE, RUN_PATHS, RUN_TYPE } from './record-histories';
+import { childGateIds, GATE_TYPE, pathVersions, RUN_PATHS, RUN_TYPE } from './record-histories';
 
 /**
  * Replays the checked-in agentRun histories and their child gates' (recorded by
@@ -98,11 +98,36 @@ const V3: Record<string, string[]> = Object.fromEntries(
   ]),
 );
 
-/** v7: a tool gate re-checks inside its tool's activity (`recheckAndExecuteTool`); runs are as in v3. */
-const V7: Record<string, string[]> = Object.fromEntries(
-  Object.entries(V3).map(([name, marks]) => [
+/** v7: runs that open a gate ask the worker's rule file first (the resolveReviewers activity). */
+const V7: Record<string, string[]> = {
+  ...Object.fromEntries(
+    Object.entries(V3).map(([name, marks]) => [
+      name,
+      name.endsWith(`.${RUN_TYPE}`) && marks.includes(`child:${GATE_TYPE}`)
+        ? [...marks, 'activity:resolveReviewers']
+        : marks,
+    ]),
+  ),
+  'trip-roles.agentRunWorkflow': [
+    'marker:core_patch',
+    'activity:resolveReviewers',
+    `child:${GATE_TYPE}`,
+    'closed:completed',
+  ],
+  'trip-roles.approvalGateWorkflow': [
+    'signal:decide',
+    'update:decide',
+    'activity:executeTool',
+    'activity:recordAuditEvents',
+    'closed:completed',
+  ],
+};
+
+/** v8: a tool gate re-checks inside its tool's activity (`recheckAndExecuteTool`); runs are as in v7. */
+const V8: Record<string, string[]> = Object.fromEntries(
+  Object.entries(V7).map(([name, marks]) => [
     name,
-    name.endsWith(GATE_TYPE)
+    name.endsWith(`.${GATE_TYPE}`)
       ? marks.map((m) => (m === 'activity:executeTool' ? 'activity:recheckAndExecuteTool' : m))
       : marks,
   ]),
@@ -128,16 +153,19 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   // v6: runs and their gates as v5 (only updates whose caller writes the events take the new path).
   v6: V3,
   v7: V7,
+  v8: V8,
 };
 
 beforeAll(installQuietRuntime);
 
 describe('agentRunWorkflow replay', () => {
   it('has a run history for every recorded path and a gate history for every path that opens a gate, in every version', () => {
-    const expected = Object.entries(RUN_PATHS)
-      .flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])])
-      .sort();
-    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected.map((f) => `${v}/${f}`)));
+    const expected = (v: HistoryVersion): string[] =>
+      Object.entries(RUN_PATHS)
+        .filter(([, p]) => pathVersions(p).includes(v))
+        .flatMap(([name, p]) => [`${name}.${RUN_TYPE}.json`, ...(p.expect.gate ? [`${name}.${GATE_TYPE}.json`] : [])])
+        .sort();
+    expect(files).toEqual(HISTORY_VERSIONS.flatMap((v) => expected(v).map((f) => `${v}/${f}`)));
   });
 
   it.each(['v2', 'v3', 'v4'])(
@@ -150,12 +178,14 @@ describe('agentRunWorkflow replay', () => {
     },
   );
 
-  it('has v7 tool gates that re-check inside the tool activity: no local activity, no separate executeTool', () => {
-    const gate = marks(read(`v7/trip-approve.${GATE_TYPE}.json`));
-    expect(gate.has('activity:recheckAndExecuteTool')).toBe(true);
-    expect(gate.has('marker:core_local_activity')).toBe(false);
-    expect(gate.has('activity:executeTool')).toBe(false);
-    expect(gate.has('activity:recheckSnapshot')).toBe(false);
+  it('has v8 tool gates that re-check inside the tool activity: no local activity, no separate executeTool', () => {
+    for (const name of ['trip-approve', 'trip-modify', 'trip-batch', 'trip-roles']) {
+      const gate = marks(read(`v8/${name}.${GATE_TYPE}.json`));
+      expect(gate.has('activity:recheckAndExecuteTool')).toBe(true);
+      expect(gate.has('marker:core_local_activity')).toBe(false);
+      expect(gate.has('activity:executeTool')).toBe(false);
+      expect(gate.has('activity:recheckSnapshot')).toBe(false);
+    }
   });
 
   it.each(files)('reads %s as a closed history of the workflow type its name gives', (file) => {

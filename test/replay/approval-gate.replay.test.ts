@@ -33,10 +33,13 @@ beforeAll(installQuietRuntime);
 
 describe('approvalGateWorkflow replay', () => {
   const isFlood = (f: string): boolean => /\/flood-continue\.\d+\.json$/.test(f);
+  const isRoles = (f: string): boolean => f.endsWith('/reviewer-roles.json');
 
   it('has the three recorded paths checked in for every version', () => {
     const paths = ['approve-consume.json', 'reject-signal.json', 'ttl-expiry.json'];
-    expect(files.filter((f) => !isFlood(f))).toEqual(HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)));
+    expect(files.filter((f) => !isFlood(f) && !isRoles(f))).toEqual(
+      HISTORY_VERSIONS.flatMap((v) => paths.map((p) => `${v}/${p}`)),
+    );
   });
 
   it('has, since v5, a flooded gate recorded in several executions: each but the last continued as new', () => {
@@ -51,6 +54,26 @@ describe('approvalGateWorkflow replay', () => {
       const started = events[0]?.workflowExecutionStartedEventAttributes;
       expect(Boolean(started?.continuedExecutionRunId)).toBe(i > 0);
     });
+  });
+
+  it('has, since v7, a gate whose evidence names reviewer roles: refused by signal, approved by two', () => {
+    const roles = files.filter(isRoles);
+    expect(roles).toEqual(
+      HISTORY_VERSIONS.slice(HISTORY_VERSIONS.indexOf('v7')).map((v) => `${v}/reviewer-roles.json`),
+    );
+    for (const f of roles) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+      const input = JSON.parse(Buffer.from(data!).toString('utf8')) as { payload: { reviewer_policy?: unknown } };
+      expect(input.payload.reviewer_policy).toMatchObject({ roles: ['finance'], approvals_required: 2 });
+      expect(markers(f)).toContain('core_patch');
+      expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'decide')).toHaveLength(1);
+      expect(
+        events.filter(
+          (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'decide',
+        ),
+      ).toHaveLength(2);
+    }
   });
 
   const activities = (f: string): string[] =>
@@ -108,8 +131,8 @@ describe('approvalGateWorkflow replay', () => {
     expect(patches).toEqual(['gate-baseline-v1']); // the baseline stands for every earlier patch
   });
 
-  it('has v7 gates under the second patch baseline, its one marker', () => {
-    for (const f of files.filter((x) => x.startsWith('v7/'))) {
+  it('has v8 gates under the second patch baseline, its one marker', () => {
+    for (const f of files.filter((x) => x.startsWith('v8/'))) {
       const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
       const patches = events.flatMap((e) => {
         const a = e.markerRecordedEventAttributes;

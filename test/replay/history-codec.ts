@@ -11,11 +11,15 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * regular activity per workflow task; `v4` with the first event written by the gate's creator
  * (`GateInput.requested_event`); `v5` adds a gate that continues as new under a flood of
  * signals (`flood-continue.<n>.json`, one file per execution); `v6` approves and consumes with
- * the updates' caller writing their events (`CallerWrites`), under the first patch baseline;
- * `v7` re-checks a tool gate's snapshot inside its tool's activity, under the second baseline. A set is never re-recorded or edited: a new workflow version records
+ * the updates' caller writing their events (`CallerWrites`); `v7` adds reviewer roles
+ * (a gate whose evidence names them, `reviewer-roles.json`; a run whose tool gate follows
+ * the worker's rule file, `trip-roles`; every run asks the rule file through an
+ * activity) and a `workflow/` set: `requireApproval`/`withApproval` parents and their gates,
+ * under the rule file and in a tenant; `v8` re-checks a tool gate's snapshot inside its tool's activity
+ * (`recheckAndExecuteTool`), every new gate under the second patch baseline. A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */
@@ -26,6 +30,14 @@ export function gateHistoriesDir(version: HistoryVersion): string {
 /** Folder of a set's agentRun histories (with their child gates'). */
 export function runHistoriesDir(version: HistoryVersion): string {
   return path.join(gateHistoriesDir(version), 'agent-run');
+}
+
+/** Versions with a `workflow/` set (user workflows that open gates with the workflow API). */
+export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7'];
+
+/** Folder of a set's user-workflow histories (the fixture workflows' and their gates'). */
+export function workflowHistoriesDir(version: HistoryVersion): string {
+  return path.join(gateHistoriesDir(version), 'workflow');
 }
 
 export type History = proto.temporal.api.history.v1.IHistory;

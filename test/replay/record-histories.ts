@@ -6,10 +6,12 @@
  *   .tools/temporal/bin/temporal server start-dev --headless --port 7299 \
  *     --search-attribute GateStatus=Keyword --search-attribute GateAction=Keyword \
  *     --search-attribute GateAgent=Keyword --search-attribute GateTarget=Keyword \
- *     --search-attribute GateRunId=Keyword --search-attribute GateRunStatus=Keyword &
- *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run]
+ *     --search-attribute GateRunId=Keyword --search-attribute GateRunStatus=Keyword \
+ *     --search-attribute GateTenant=Keyword &
+ *   TEMPORAL_ADDRESS=127.0.0.1:7299 npx tsx test/replay/record-histories.ts [gate] [agent-run] [workflow]
  *
- * With no argument both sets are recorded, into the newest version of HISTORY_VERSIONS
+ * With no argument every set is recorded (`workflow`, the user workflows of
+ * test/fixtures/library and their gates, since v7), into the newest version of HISTORY_VERSIONS
  * (history-codec.ts), which must not be recorded yet. Recorded sets are never re-recorded
  * or edited: a workflow change adds a version; the checked-in sets are what guard the
  * deployed code's determinism.
@@ -23,6 +25,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { GateActivities } from '../../src/activities/contracts';
 import type { DecisionMessage } from '../../src/core/decision';
 import { EvidencePayload, payloadSha256, requestIdFor } from '../../src/core/evidence';
+import type { ReviewerRequirement } from '../../src/core/reviewer-policy';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import type { ScriptedTurn } from '../../src/models/spec';
 // Type only: the replay test imports this file for the codec and must not load workflow code.
@@ -32,6 +35,8 @@ import {
   consumeUpdate,
   decideSignal,
   decideUpdate,
+  GATE_TENANT,
+  getAuditQuery,
   getGateQuery,
 } from '../../src/workflows/definitions';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
@@ -41,6 +46,8 @@ import {
   gateHistoriesDir,
   HISTORY_VERSIONS,
   runHistoriesDir,
+  WORKFLOW_SET_VERSIONS,
+  workflowHistoriesDir,
   type History,
   type HistoryVersion,
 } from './history-codec';
@@ -179,6 +186,58 @@ async function recordFloodContinue(client: Client, taskQueue: string, dir: strin
   }
 }
 
+/** The rule an API with a rule file binds into a stripe refund's evidence (reviewer-roles-v1). */
+const FINANCE_RULE: ReviewerRequirement = {
+  rule: 'stripe.refund.*',
+  roles: ['finance'],
+  approvals_required: 2,
+  policy_sha256: 'c'.repeat(64),
+};
+
+/** Two votes from two people with a role, a decision each. */
+const roleVote = (sha: string, argsSha: string, reviewer: string, roles: string[]): DecisionMessage => ({
+  decision_id: `dec_${randomUUID()}`,
+  reviewer_id: reviewer,
+  reviewer_roles: roles,
+  decision: 'approve',
+  payload_sha256: sha,
+  args_sha256: argsSha,
+});
+
+/** Refuses unless the gate audited the ineligible vote (a recording that went elsewhere is refused). */
+async function expectIneligibleAudited(handle: WorkflowHandle, reviewer: string): Promise<void> {
+  const events = await handle.query(getAuditQuery);
+  const refused = events.find((e) => e.event_type === 'decision.refused' && e.actor_id === reviewer);
+  if ((refused?.data as { refusal?: string } | undefined)?.refusal !== 'IneligibleReviewer')
+    throw new Error(`${handle.workflowId}: the vote of ${reviewer} was not refused as IneligibleReviewer`);
+}
+
+/**
+ * Since v7: a gate whose evidence names reviewer roles (reviewer-roles-v1): a signalled vote
+ * without the role is refused and audited, two finance reviewers reach the quorum, the agent consumes.
+ */
+async function recordReviewerRoles(client: Client, taskQueue: string, dir: string): Promise<void> {
+  const base = gateInput('reviewer-roles', 3600);
+  const payload = EvidencePayload.parse({ ...base.payload, reviewer_policy: FINANCE_RULE });
+  const sha = payloadSha256(payload);
+  const input: GateInput = { ...base, payload, payload_sha256: sha, create_sha256: sha, approvals_required: 2 };
+  const handle = await startGate(client, taskQueue, input);
+  const argsSha = (await handle.query(getGateQuery)).final_args_sha256;
+  // Decided as the API decides (its GateClient writes the updates' events, CallerWrites); the refusal comes by signal.
+  await handle.signal(decideSignal, roleVote(sha, argsSha, 'reviewer_support', ['support']));
+  const vote = (reviewer: string, roles: string[]) => ({
+    args: [roleVote(sha, argsSha, reviewer, roles), CALLER_WRITES] as [DecisionMessage, typeof CALLER_WRITES],
+  });
+  await handle.executeUpdate(decideUpdate, vote('reviewer_alice', ['finance']));
+  await handle.executeUpdate(decideUpdate, vote('reviewer_bob', ['finance', 'ops']));
+  await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }, CALLER_WRITES] });
+  const state = await handle.result();
+  await expectIneligibleAudited(handle, 'reviewer_support');
+  if (state.status !== 'consumed' || state.votes.length !== 2)
+    throw new Error(`reviewer-roles: ended ${state.status} with ${state.votes.length} votes; expected consumed with 2`);
+  save(dir, 'reviewer-roles.json', await handle.fetchHistory(), state.status);
+}
+
 async function recordGatePaths(client: Client, taskQueue: string): Promise<void> {
   const dir = gateHistoriesDir(recording);
   fs.mkdirSync(dir, { recursive: true });
@@ -189,6 +248,7 @@ async function recordGatePaths(client: Client, taskQueue: string): Promise<void>
     save(dir, `${name}.json`, history, state.status);
   }
   if (since('v5')) await recordFloodContinue(client, taskQueue, dir);
+  if (since('v7')) await recordReviewerRoles(client, taskQueue, dir);
 }
 
 /* ---- agentRun paths: a scripted model, every real activity, child gates decided by update ---- */
@@ -203,6 +263,15 @@ interface RunPath {
   drive(h: typeof Harness, client: Client, runId: string): Promise<unknown>;
   /** Where the run and its child gate must end; a recording that went elsewhere is refused. */
   expect: { run: RunStatus; gate?: GateState['status'] };
+  /** The first version that records this path (v1 when absent). */
+  since?: HistoryVersion;
+  /** The worker's rule file (GATE_POLICY_FILE) while this path is recorded; none when absent. */
+  rules?: string;
+}
+
+/** The versions that hold a recording of `p`. */
+export function pathVersions(p: { since?: HistoryVersion }): HistoryVersion[] {
+  return HISTORY_VERSIONS.slice(HISTORY_VERSIONS.indexOf(p.since ?? 'v1'));
 }
 
 /** Draft 2 days in Busan at 800,000 KRW (above the approval threshold), then validate. */
@@ -284,6 +353,21 @@ export const RUN_PATHS: Record<string, RunPath> = {
     expect: { run: 'completed' },
   },
   /**
+   * Since v7: the worker's rule file asks two `finance` approvals for trip.*. The run's
+   * gate carries the rule in its evidence; a vote without the role is refused and audited.
+   */
+  'trip-roles': {
+    since: 'v7',
+    rules: 'rules:\n  - action: trip.*\n    roles: [finance]\n    min_approvals: 2\n',
+    turns: [...DRAFT, submit('c3'), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }],
+    drive: async (h, client, runId) => {
+      const v = await h.waitForRun(client, runId, (r) => r.pending_approvals.length > 0);
+      const gate = client.workflow.getHandle(v.pending_approvals[0]!.request_id);
+      await voteAsFinance(gate, 'rev-support');
+    },
+    expect: { run: 'completed', gate: 'consumed' },
+  },
+  /**
    * The run is cancelled while its gate waits: the gate records `approval.cancelled` and
    * completes with its state (audit writes are non-cancellable), then the run closes as
    * Canceled after writing `run.cancelled`.
@@ -297,6 +381,19 @@ export const RUN_PATHS: Record<string, RunPath> = {
     expect: { run: 'cancelled', gate: 'cancelled' },
   },
 };
+
+/** An ineligible vote by signal (refused and audited), then two finance approvals by update. */
+async function voteAsFinance(gate: WorkflowHandle, ineligible: string): Promise<void> {
+  const state = await gate.query(getGateQuery);
+  if (state.payload.reviewer_policy?.roles[0] !== 'finance')
+    throw new Error(`${gate.workflowId}: the gate's evidence names no finance rule`);
+  const vote = (reviewer: string, roles: string[]) =>
+    roleVote(state.payload_sha256, state.final_args_sha256, reviewer, roles);
+  await gate.signal(decideSignal, vote(ineligible, ['support']));
+  await gate.executeUpdate(decideUpdate, { args: [vote('rev-fin-1', ['finance'])] });
+  await gate.executeUpdate(decideUpdate, { args: [vote('rev-fin-2', ['finance'])] });
+  await expectIneligibleAudited(gate, ineligible);
+}
 
 /** Ids of the child gates a run started, in order, from its history. */
 export function childGateIds(history: History): string[] {
@@ -340,21 +437,109 @@ async function recordRunPath(
 async function recordRunPaths(nativeConnection: NativeConnection, client: Client): Promise<void> {
   // Loaded here, not at the top: the replay tests import this file and need none of it.
   const { createActivities } = await import('../../src/activities');
+  const { parsePolicyText } = await import('../../src/policy/load-policy');
   const { openSqlite } = await import('../../src/store/db');
   const { tripDomain } = await import('../../src/domain/trip');
   const h = await import('../support/run-harness');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
   try {
-    const { activities: real } = await createActivities({ db, domains: [tripDomain] });
     fs.mkdirSync(runHistoriesDir(recording), { recursive: true });
-    await withWorker(nativeConnection, real, async (taskQueue) => {
-      for (const [name, p] of Object.entries(RUN_PATHS)) await recordRunPath(h, client, taskQueue, name, p);
+    const paths = Object.entries(RUN_PATHS).filter(([, p]) => pathVersions(p).includes(recording));
+    // One worker per rule file (none for most paths), so each path sees exactly the rules it names.
+    for (const rules of [...new Set(paths.map(([, p]) => p.rules))]) {
+      const policy = rules === undefined ? undefined : parsePolicyText(rules, 'rules.yaml');
+      const { activities: real } = await createActivities({ db, domains: [tripDomain], policy });
+      await withWorker(nativeConnection, real, async (taskQueue) => {
+        for (const [name, p] of paths) if (p.rules === rules) await recordRunPath(h, client, taskQueue, name, p);
+      });
+    }
+  } finally {
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/* ---- user workflows (test/fixtures/library) that open gates with the workflow API, since v7 ---- */
+
+/** The fixture's rule file: two finance approvals for refunds. */
+const REFUND_RULES = 'rules:\n  - action: refund.*\n    roles: [finance]\n    min_approvals: 2\n';
+
+interface WorkflowPath {
+  /** The fixture workflow's type (frozen: it is in the file name and the history). */
+  type: string;
+  args: Record<string, unknown>;
+  /** The parent's own GateTenant, which its gates inherit when the call names no tenant. */
+  tenant?: string;
+}
+
+export const WORKFLOW_PATHS: Record<string, WorkflowPath> = {
+  /** requireApproval with `tenant: 'acme'` under the refund rule: an ineligible vote, two finance approvals. */
+  'require-approval-tenant': { type: 'refundWorkflow', args: { order_id: 'R1', cents: 5000, tenant: 'acme' } },
+  /** withApproval in a workflow started with GateTenant=acme: the gate inherits it; recheck, then the activity. */
+  'with-approval-inherited': { type: 'gatedRefundWorkflow', args: { order_id: 'R2', cents: 7000 }, tenant: 'acme' },
+};
+
+async function recordWorkflowPaths(nativeConnection: NativeConnection, client: Client): Promise<void> {
+  const { openSqlite } = await import('../../src/store/db');
+  const { approvalGatePlugin } = await import('../../src/worker-api');
+  const libraryActivities = await import('../fixtures/library/activities');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-wf-'));
+  const db = openSqlite(path.join(dir, 'gate.db'));
+  const policyFile = path.join(dir, 'rules.yaml');
+  fs.writeFileSync(policyFile, REFUND_RULES);
+  const out = workflowHistoriesDir(recording);
+  fs.mkdirSync(out, { recursive: true });
+  try {
+    const taskQueue = `replay-record-wf-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../fixtures/library/workflows'),
+      activities: { ...libraryActivities },
+      plugins: [approvalGatePlugin({ db, webhookUrls: [], policyFile })],
+    });
+    await worker.runUntil(async () => {
+      for (const [name, p] of Object.entries(WORKFLOW_PATHS)) {
+        const parent = await client.workflow.start(p.type, {
+          workflowId: `replay-${name}-${randomUUID()}`,
+          taskQueue,
+          args: [p.args],
+          ...(p.tenant ? { typedSearchAttributes: [{ key: GATE_TENANT, value: p.tenant }] } : {}),
+        });
+        const gate = client.workflow.getHandle(`${parent.workflowId}-approval-1`);
+        await waitUntilRunning(gate);
+        await voteAsFinance(gate, 'rev-support');
+        const result = (await parent.result()) as { status?: string; outcome?: { status: string } };
+        const status = result.outcome?.status ?? result.status ?? 'unknown';
+        if (status !== 'approved' && status !== 'executed')
+          throw new Error(`${name}: the workflow ended ${status}; expected approved or executed`);
+        const described = await gate.describe();
+        if (described.typedSearchAttributes.get(GATE_TENANT) !== 'acme')
+          throw new Error(`${name}: the gate is not in tenant acme`);
+        save(out, `${name}.${p.type}.json`, await parent.fetchHistory(), status);
+        save(out, `${name}.${GATE_TYPE}.json`, await gate.fetchHistory(), (await gate.query(getGateQuery)).status);
+      }
     });
   } finally {
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Polls until the gate has run its first task (its query answers). */
+async function waitUntilRunning(gate: WorkflowHandle): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (
+      await gate.query(getGateQuery).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gate ${gate.workflowId} never started`);
 }
 
 function save(dir: string, file: string, history: History, status: string): void {
@@ -381,7 +566,7 @@ async function withWorker(
   await worker.runUntil(() => record(taskQueue));
 }
 
-const SETS = ['gate', 'agent-run'] as const;
+const SETS = ['gate', 'agent-run', 'workflow'] as const;
 
 /** The set being recorded: the newest version, which must not exist yet (GATE_HISTORY_VERSION names it). */
 let recording: HistoryVersion = HISTORY_VERSIONS[HISTORY_VERSIONS.length - 1]!;
@@ -397,6 +582,7 @@ function checkNewSet(version: string, sets: readonly string[]): HistoryVersion {
   const dirs = [
     ...(sets.includes('gate') ? [gateHistoriesDir(v)] : []),
     ...(sets.includes('agent-run') ? [runHistoriesDir(v)] : []),
+    ...(sets.includes('workflow') ? [workflowHistoriesDir(v)] : []),
   ];
   const taken = dirs.filter((d) => fs.existsSync(d) && fs.readdirSync(d).some((f) => f.endsWith('.json')));
   if (taken.length > 0)
@@ -426,6 +612,8 @@ async function run(): Promise<void> {
     if (sets.includes('gate'))
       await withWorker(nativeConnection, activities, (taskQueue) => recordGatePaths(client, taskQueue));
     if (sets.includes('agent-run')) await recordRunPaths(nativeConnection, client);
+    if (sets.includes('workflow') && WORKFLOW_SET_VERSIONS.includes(recording))
+      await recordWorkflowPaths(nativeConnection, client);
   } finally {
     await connection.close();
     await nativeConnection.close();

@@ -1,6 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createGateActivities } from '../../src/activities/gate';
+import { createGateActivities, RECHECK_ATTEMPTS } from '../../src/activities/gate';
 import type { RecheckAndExecuteInput } from '../../src/activities/contracts';
 import type { Snapshot } from '../../src/core/evidence';
 import { createDomainRegistry } from '../../src/domain/registry';
@@ -17,15 +17,27 @@ interface Calls {
   executes: number;
 }
 
+interface Opts {
+  ran?: boolean[];
+  recheck?: RecheckResult;
+  /** The re-check throws this (a store that is down). */
+  recheckError?: Error;
+  attempt?: number;
+}
+
 /** A domain whose store answers `executed` from `ran` (a list of answers, one per call) and re-checks with `recheck`. */
-function activities(opts: { ran?: boolean[]; recheck?: RecheckResult }, calls: Calls) {
+function activities(opts: Opts, calls: Calls) {
   const answers = [...(opts.ran ?? [])];
   const domain: DomainAdapter = {
     name: 'd',
     tools: [],
     permittedTools: async () => [],
     plan: async () => ({ policy: 'block', reason: 'n/a' }),
-    recheck: async () => (calls.rechecks++, opts.recheck ?? { ok: true }),
+    recheck: async () => {
+      calls.rechecks++;
+      if (opts.recheckError) throw opts.recheckError;
+      return opts.recheck ?? { ok: true };
+    },
     revise: async () => ({ ok: false, issues: [] }),
     execute: async () => (calls.executes++, { content: 'submitted' }),
     ...(opts.ran ? { executed: async () => answers.shift() ?? false } : {}),
@@ -48,9 +60,10 @@ const call: RecheckAndExecuteInput = {
 };
 const drift: RecheckResult = { ok: false, reason: 'the draft changed', mismatches: ['result_version'] };
 
-async function run(opts: { ran?: boolean[]; recheck?: RecheckResult }) {
+async function run(opts: Opts) {
   const calls: Calls = { rechecks: 0, executes: 0 };
-  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  const info = opts.attempt ? { attempt: opts.attempt } : undefined;
+  const env = new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
   const result = await env.run(activities(opts, calls).recheckAndExecuteTool, call);
   return { result, calls };
 }
@@ -78,6 +91,21 @@ describe('recheckAndExecuteTool', () => {
     const { result, calls } = await run({ ran: [false, true], recheck: drift });
     expect(result).toEqual({ ran: true, output: { content: 'submitted' } });
     expect(calls).toEqual({ rechecks: 1, executes: 1 });
+  });
+
+  it('leaves a store error of the re-check to be retried, and fails closed once its attempts are spent', async () => {
+    const down = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    await expect(run({ ran: [false, false], recheckError: down })).rejects.toBe(down);
+    const { result, calls } = await run({ ran: [false, false], recheckError: down, attempt: RECHECK_ATTEMPTS });
+    expect(result).toEqual({
+      ran: false,
+      recheck: {
+        ok: false,
+        reason: `could not verify the approved snapshot: ${down.message}`,
+        mismatches: ['recheck unavailable'],
+      },
+    });
+    expect(calls.executes).toBe(0);
   });
 
   it('does nothing for a domain that cannot tell whether a key ran: the gate re-checks in two steps', async () => {

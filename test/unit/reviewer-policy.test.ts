@@ -3,6 +3,7 @@ import {
   isEligible,
   PolicyFileError,
   resolveRequirement,
+  reviewFor,
   ruleFor,
   validatePolicy,
   type ReviewerPolicy,
@@ -163,6 +164,41 @@ describe('resolveRequirement', () => {
     });
     expect(resolveRequirement(undefined, 'refund.create', {})).toEqual({
       requirement: { rule: null, roles: [], approvals_required: 1, policy_sha256: null },
+    });
+  });
+});
+
+describe('reviewFor (what every creator records: API creates, run gates, workflow gates)', () => {
+  it('records the rule in the evidence and takes the larger approvals', () => {
+    expect(reviewFor(policy, 'refund.create', { approvals_required: 1 })).toEqual({
+      reviewer_policy: { rule: 'refund.*', roles: ['finance'], approvals_required: 2, policy_sha256: SHA },
+      approvals_required: 2,
+    });
+    expect(reviewFor(policy, 'refund.create', { approvals_required: 3 })).toMatchObject({ approvals_required: 3 });
+  });
+
+  it('records nothing when neither a rule file nor the request limits who decides, so payloads hash as before', () => {
+    expect(reviewFor(undefined, 'refund.create', { approvals_required: 2 })).toEqual({ approvals_required: 2 });
+  });
+
+  it('records the request’s own roles without a rule file', () => {
+    expect(reviewFor(undefined, 'refund.create', { approvals_required: 1, reviewer_roles: ['ops'] })).toEqual({
+      reviewer_policy: { rule: null, roles: ['ops'], approvals_required: 1, policy_sha256: null },
+      approvals_required: 1,
+    });
+  });
+
+  it('records a rule file that matched nothing (its hash says which file judged the request)', () => {
+    const none = validatePolicy({ rules: [] }, SHA, 'empty.yaml');
+    expect(reviewFor(none, 'refund.create', { approvals_required: 1 })).toEqual({
+      reviewer_policy: { rule: null, roles: [], approvals_required: 1, policy_sha256: SHA },
+      approvals_required: 1,
+    });
+  });
+
+  it('refuses roles outside the rule: a request may only narrow them', () => {
+    expect(reviewFor(policy, 'refund.create', { approvals_required: 1, reviewer_roles: ['support'] })).toEqual({
+      problem: expect.stringMatching(/support are not allowed to decide refund\.create/),
     });
   });
 });

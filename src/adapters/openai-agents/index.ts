@@ -1,7 +1,8 @@
 // approval-gate for OpenAI Agents JS (@openai/agents-core 0.14): tools with `needsApproval`
 // interrupt the run as usual; `decide` opens one gate per interruption and applies each
 // decision with `state.approve` / `state.reject`, and the wrapped tool runs only with args
-// consumed from its approved gate. Types only are imported: the SDK is the caller's.
+// consumed from its approved gate. Types only are imported: the SDK is the caller's
+// (peer-check still requires it to be installed, so a missing SDK is reported at import).
 import './peer-check';
 import type { FunctionTool, RunState, RunToolApprovalItem } from '@openai/agents-core';
 import type { GatedCall } from '../common/call-evidence';
