@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { GATE_WORKFLOW_TYPE } from '../src/client/gate-views';
 import { startOptions } from '../src/client/start-options';
 import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
-import { decideUpdate, getGateQuery } from '../src/workflows/definitions';
+import { getGateQuery } from '../src/workflows/definitions';
 import { bareGoSignal, bareStatusQuery, bareToolWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
-import { progress, type BenchContext } from './context';
-import { approval, retryTransient } from './gate-requests';
+import { dataDir, progress, type BenchContext } from './context';
+import { apiGateClient, approval } from './gate-requests';
 import { fmt } from './report';
 import { now, percentile, sleep } from './stats';
 import { preparedToolGate, startToolGateWorker } from './tool-gate';
@@ -31,6 +31,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
   try {
     const gateWorker = closers.add(await startToolGateWorker(ctx));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
+    const gates = closers.add(apiGateClient(client, gateWorker.taskQueue, dataDir(ctx, 'tool')), (g) => g.close());
     const bare = async (tag: string): Promise<number> => {
       const id = `bare_tool_${tag}_${randomUUID().slice(0, 8)}`;
       const h = await client.workflow.start(bareToolWorkflow, {
@@ -57,9 +58,8 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       await h.query(getGateQuery);
       await sleep(SETTLE_MS);
       const t0 = now();
-      await retryTransient(() =>
-        h.executeUpdate(decideUpdate, { args: [approval({ id: requestId, payloadSha256: input.payload_sha256 })] }),
-      );
+      // As the API sends it: GateClient.decide, which writes the approval's event itself (CallerWrites).
+      await gates.decide(requestId, approval({ id: requestId, payloadSha256: input.payload_sha256 }));
       const final = await h.result();
       if (final.status !== 'consumed' || final.execution?.outcome !== 'success') {
         throw new Error(
@@ -102,7 +102,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     );
     report.info(
       'tool.samples',
-      `${cfg.toolN} per kind; gate: approve by update, the snapshot re-check (trip store), the trip domain's execute (timed at its start); bare: signal, activity`,
+      `${cfg.toolN} per kind; gate: approve through GateClient.decide (the API's path), the snapshot re-check (trip store), the trip domain's execute (timed at its start); bare: signal, activity`,
     );
   } finally {
     await closers.close();

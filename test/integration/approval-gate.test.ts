@@ -227,10 +227,15 @@ function toolGateInput(): GateInput {
   };
 }
 
-/** A worker whose domain activities are the test's own; the store and webhooks do nothing. */
+/**
+ * A worker whose domain activities are the test's own; the store and webhooks do nothing.
+ * Its domain cannot tell whether a key already ran (`recheckAndExecuteTool` answers
+ * unsupported), so the gate re-checks with `recheckSnapshot` and then runs `executeTool`.
+ */
 async function stubWorker(domain: Record<string, (...args: never[]) => Promise<unknown>>) {
   const { startTestWorker } = await import('../support/temporal');
   return startTestWorker({
+    recheckAndExecuteTool: async () => ({ unsupported: true }),
     recordAuditEvent: async () => undefined,
     recordAuditEvents: async () => ({ webhook_receivers: 0 }),
     deliverWebhooks: async () => ({ delivered: [] }),
@@ -323,6 +328,35 @@ describe('tool executor', () => {
       expect(runs).toBe(0);
     } finally {
       await blind.stop();
+    }
+  });
+
+  it('blocks the tool when the re-check inside its activity finds drift: invalidated, the tool never ran', async () => {
+    let separate = 0;
+    const drifting = await stubWorker({
+      recheckAndExecuteTool: async () => ({
+        ran: false,
+        recheck: { ok: false, reason: 'the slot was taken', mismatches: ['result_version'] },
+      }),
+      recheckSnapshot: async () => (separate++, { ok: true }),
+      executeTool: async () => (separate++, { content: 'ran' }),
+    });
+    try {
+      const i = toolGateInput();
+      const h = await client.workflow.start('approvalGateWorkflow', {
+        workflowId: i.payload.request_id,
+        taskQueue: drifting.taskQueue,
+        args: [i],
+      });
+      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+      const final: GateState = await h.result();
+      expect(final).toMatchObject({ status: 'invalidated', status_reason: 'the slot was taken' });
+      expect(final.execution).toBeUndefined();
+      expect(separate).toBe(0); // one activity: no separate re-check, no separate tool run
+      const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
+      expect(types).toEqual(['approval.requested', 'approval.approved', 'approval.invalidated']);
+    } finally {
+      await drifting.stop();
     }
   });
 

@@ -30,6 +30,7 @@ export async function startApiStack(prefix: string): Promise<ApiStack> {
     ...storeActivities(audit),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'done' }),
+    recheckAndExecuteTool: async () => ({ ran: true, output: { content: 'done' } }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used here' }] }),
   });
   process.env.GATE_LOG_LEVEL = 'silent'; // the API's request log would drown the test output
