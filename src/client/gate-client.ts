@@ -347,13 +347,17 @@ export class GateClient {
 
   private async call<T>(id: string, fn: () => Promise<T>): Promise<T> {
     checkId(id);
+    // Many callers at once can hit the server's limits on in-flight updates; back off and
+    // retry within the call's own budget (a starved worker can keep the slots full for
+    // seconds), never past it.
+    const giveUpAt = Date.now() + this.updateMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.deadline(this.updateMs, fn);
+        return await this.deadline(Math.max(1000, giveUpAt - Date.now()), fn);
       } catch (err) {
-        // Many callers at once can hit the server's limits on in-flight updates; back off and retry.
-        if (isTransientRejection(err) && attempt < 6) {
-          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
+        const pause = Math.min(1000, 50 * 2 ** attempt) + Math.random() * 50;
+        if (isTransientRejection(err) && Date.now() + pause < giveUpAt) {
+          await new Promise((r) => setTimeout(r, pause));
           continue;
         }
         throw await this.explain(err, id);

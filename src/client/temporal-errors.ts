@@ -35,6 +35,7 @@ export type Existence = { exists: false } | { exists: true; status: string; clos
  * - an update refused by its validator or handler: `httpStatusFor(failure.type)`;
  * - "not found": 404 when no such gate, but 409 naming the final status when the gate
  *   exists and has closed (a late approval after expiry is a conflict, not a miss);
+ * - the server's in-flight limits still full after the caller's retries: 503 `gate_busy`;
  * - an update nobody accepted in time: 503, safe to retry with the same decision id.
  */
 export async function explain(err: unknown, requestId: string, lookup: () => Promise<Existence>): Promise<unknown> {
@@ -52,6 +53,13 @@ export async function explain(err: unknown, requestId: string, lookup: () => Pro
     return closedConflict(requestId, e.status);
   }
   if (err instanceof QueryNotRegisteredError) return notFound(requestId); // a workflow, but not a gate
+  if (isTransientRejection(err)) {
+    return new GateError(
+      503,
+      'gate_busy',
+      `${requestId} is taking too many calls at once; retry (a decision with the same decision_id is applied once)`,
+    );
+  }
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err)) {
     return new GateError(
       503,

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
-import { decodeHistory, HISTORY_VERSIONS, runHistoriesDir, type HistoryVersion } from './history-codec';
+import { historySet, HISTORY_VERSIONS, runHistoriesDir, type History, type HistoryVersion } from './history-codec';
 import { childGateIds, GATE_TYPE, pathVersions, RUN_PATHS, RUN_TYPE } from './record-histories';
 
 /**
@@ -13,21 +11,8 @@ import { childGateIds, GATE_TYPE, pathVersions, RUN_PATHS, RUN_TYPE } from './re
  * instead of re-recording.
  */
 
-type History = ReturnType<typeof decodeHistory>;
-
 /** Every recorded run and gate history of every version, as `<version>/<file>`. */
-const files = HISTORY_VERSIONS.flatMap((v) =>
-  fs
-    .readdirSync(runHistoriesDir(v))
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => `${v}/${f}`),
-);
-const versionOf = (file: string): HistoryVersion => file.split('/')[0] as HistoryVersion;
-const nameOf = (file: string): string => path.basename(file.split('/')[1]!, '.json');
-const read = (file: string): History =>
-  decodeHistory(fs.readFileSync(path.join(runHistoriesDir(versionOf(file)), file.split('/')[1]!), 'utf8'));
-const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
+const { files, versionOf, nameOf, read, idOf } = historySet(HISTORY_VERSIONS, runHistoriesDir);
 
 /** What a history did, as `kind:name` marks: activities, signals in and out, updates, children, the close. */
 function marks(h: History): Set<string> {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
@@ -75,4 +76,24 @@ export function encodeHistory(history: History): string {
 /** A proto3 JSON history file back into the History object `runReplayHistories` takes. */
 export function decodeHistory(json: string): History {
   return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
+}
+
+/**
+ * The `.json` histories of `versions`, each as `<version>/<file>`, found in `dirOf(version)`,
+ * with readers for their parts: a replay test's file list and lookups in one place.
+ */
+export function historySet(versions: readonly HistoryVersion[], dirOf: (v: HistoryVersion) => string) {
+  const files = versions.flatMap((v) =>
+    fs
+      .readdirSync(dirOf(v))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => `${v}/${f}`),
+  );
+  const versionOf = (file: string): HistoryVersion => file.split('/')[0] as HistoryVersion;
+  const nameOf = (file: string): string => path.basename(file.split('/')[1]!, '.json');
+  const read = (file: string): History =>
+    decodeHistory(fs.readFileSync(path.join(dirOf(versionOf(file)), file.split('/')[1]!), 'utf8'));
+  const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
+  return { files, versionOf, nameOf, read, idOf };
 }

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { workflowBundlerOptions } from '../../src/bundle-options';
 import { currentCode, installQuietRuntime } from './replay-support';
-import { decodeHistory, WORKFLOW_SET_VERSIONS, workflowHistoriesDir, type HistoryVersion } from './history-codec';
+import { historySet, WORKFLOW_SET_VERSIONS, workflowHistoriesDir, type History } from './history-codec';
 import { GATE_TYPE, WORKFLOW_PATHS } from './record-histories';
 
 /**
@@ -14,20 +12,7 @@ import { GATE_TYPE, WORKFLOW_PATHS } from './record-histories';
  * reviewer-roles path of gates a workflow opened.
  */
 
-type History = ReturnType<typeof decodeHistory>;
-
-const files = WORKFLOW_SET_VERSIONS.flatMap((v) =>
-  fs
-    .readdirSync(workflowHistoriesDir(v))
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => `${v}/${f}`),
-);
-const versionOf = (file: string): HistoryVersion => file.split('/')[0] as HistoryVersion;
-const nameOf = (file: string): string => path.basename(file.split('/')[1]!, '.json');
-const read = (file: string): History =>
-  decodeHistory(fs.readFileSync(path.join(workflowHistoriesDir(versionOf(file)), file.split('/')[1]!), 'utf8'));
-const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
+const { files, nameOf, read, idOf } = historySet(WORKFLOW_SET_VERSIONS, workflowHistoriesDir);
 const isGate = (file: string): boolean => nameOf(file).endsWith(`.${GATE_TYPE}`);
 
 /** The JSON of the first payload of a start or scheduling event. */
