@@ -137,8 +137,12 @@ describe('on the current code', () => {
     await gates.consume(request.request_id, 'agent-1');
     await client.workflow.getHandle(request.request_id).result();
     const history = await eventTypes(request.request_id);
-    // requested, approved and consumed: each workflow task that appended wrote its own batch.
-    expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(3);
+    // requested, approved and consumed: each workflow task that appended wrote its own batch,
+    // unless the first write was still in flight when the next event came (one batch for both);
+    // a caller-written lifecycle schedules one (the final batch).
+    const batches = history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
+    expect(batches).toBeGreaterThanOrEqual(2);
+    expect(batches).toBeLessThanOrEqual(3);
     await expectStoreEqualsChain(request.request_id, LIFECYCLE);
   });
 });
@@ -179,7 +183,11 @@ describe('gates opened on the code before caller-written events', () => {
       await gates.consume(request.request_id, 'agent-1');
       await client.workflow.getHandle(request.request_id).result();
       const history = await eventTypes(request.request_id);
-      expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(2); // approve, consume
+      // approve and consume, one batch each, or one for both if the first was still in flight:
+      // the old worker writes them itself either way (the store check below).
+      const batches = history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
+      expect(batches).toBeGreaterThanOrEqual(1);
+      expect(batches).toBeLessThanOrEqual(2);
       await expectStoreEqualsChain(request.request_id, LIFECYCLE);
     } finally {
       await old.stop();
