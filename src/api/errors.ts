@@ -1,4 +1,5 @@
 import { ServiceError } from '@temporalio/client';
+import { NamespaceNotFoundError } from '@temporalio/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PAYLOAD_BYTES } from '../core/evidence';
 import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../core/json-limits';
@@ -64,6 +65,14 @@ export function toHttpError(err: unknown): GateError {
   }
   if (err instanceof ServiceError)
     return new GateError(503, 'temporal_unavailable', `Temporal did not answer: ${err.message}`);
+  // Also what a server answers for a while after its database came back (its namespace cache
+  // is being refilled), besides a wrong TEMPORAL_NAMESPACE: either way, nothing was done.
+  if (err instanceof NamespaceNotFoundError)
+    return new GateError(
+      503,
+      'temporal_unavailable',
+      `Temporal does not know namespace '${err.namespace}' right now: retry shortly, and if it persists check TEMPORAL_NAMESPACE`,
+    );
   const store = storeOutage(err);
   if (store) return new GateError(503, 'database_unavailable', `${store.message}; retry shortly`);
   // A lost connection that no store wrapper named (a driver error from a path outside the stores).

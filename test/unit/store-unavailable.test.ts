@@ -1,3 +1,4 @@
+import { NamespaceNotFoundError } from '@temporalio/common';
 import { toHttpError } from '../../src/api/errors';
 import { guarded, isConnectionError, StoreUnavailableError } from '../../src/store/unavailable';
 
@@ -62,5 +63,13 @@ describe('the API answer for a store outage', () => {
     await expect(guarded(() => Promise.reject(pgError('duplicate key', '23505')))).rejects.not.toBeInstanceOf(
       StoreUnavailableError,
     );
+  });
+});
+
+describe('the API answer for a namespace the server does not know right now', () => {
+  it('is 503 temporal_unavailable naming the namespace, as while a server refills its cache after a database restart', () => {
+    const e = toHttpError(new NamespaceNotFoundError('default'));
+    expect(e).toMatchObject({ status: 503, code: 'temporal_unavailable' });
+    expect(e.message).toMatch(/'default'.*TEMPORAL_NAMESPACE/);
   });
 });
