@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { GateClient } from '../../src/client/gate-client';
 import { verifyChain } from '../../src/core/audit';
 import { AuditStore } from '../../src/store/audit-store';
@@ -9,7 +8,7 @@ import { openDb, type Db } from '../../src/store/db';
 import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { unpackBundle } from '../replay/bundle-commit';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
-import { testClient } from '../support/temporal';
+import { startTestWorker, testClient } from '../support/temporal';
 
 /**
  * A GateClient with the audit store (and no webhook receivers) writes the events its
@@ -25,24 +24,6 @@ let client: Client;
 let connection: Connection;
 let db: Db;
 let audit: AuditStore;
-
-async function runWorker(taskQueue: string, codePath: string): Promise<{ stop(): Promise<void> }> {
-  const nc = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({
-    connection: nc,
-    taskQueue,
-    workflowBundle: { codePath },
-    activities: storeActivities(audit),
-  });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await nc.close();
-    },
-  };
-}
 
 beforeAll(async () => {
   ({ client, connection } = await testClient());
@@ -92,7 +73,7 @@ const LIFECYCLE = ['approval.requested', 'approval.approved', 'approval.consumed
 describe('on the current code', () => {
   const taskQueue = `caller-${randomUUID()}`;
   let stop: () => Promise<void>;
-  beforeAll(async () => ({ stop } = await runWorker(taskQueue, process.env.GATE_TEST_WORKFLOW_BUNDLE!)));
+  beforeAll(async () => ({ stop } = await startTestWorker(storeActivities(audit), taskQueue)));
   afterAll(() => stop());
 
   it('writes each update’s events when the update returns; the gate writes once, when it ends', async () => {
@@ -151,12 +132,12 @@ describe('gates opened on the code before caller-written events', () => {
   it('finish on the current code, the new client writing the events the gate hands back', async () => {
     const taskQueue = `caller-upgrade-${randomUUID()}`;
     const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await runWorker(taskQueue, unpackBundle(BEFORE));
+    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE));
     const { request } = await gates.create(refundBody('caller-upgrade'), { agentId: 'agent-1' });
     const h = client.workflow.getHandle(request.request_id);
     expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
     await old.stop();
-    const current = await runWorker(taskQueue, process.env.GATE_TEST_WORKFLOW_BUNDLE!);
+    const current = await startTestWorker(storeActivities(audit), taskQueue);
     try {
       await gates.decide(request.request_id, approve(request.payload_sha256));
       await gates.consume(request.request_id, 'agent-1');
@@ -175,7 +156,7 @@ describe('gates opened on the code before caller-written events', () => {
   it('are decided by the new client on an old worker, which ignores the second argument and writes itself', async () => {
     const taskQueue = `caller-old-${randomUUID()}`;
     const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await runWorker(taskQueue, unpackBundle(BEFORE));
+    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE));
     try {
       const { request } = await gates.create(refundBody('caller-old'), { agentId: 'agent-1' });
       const decided = await gates.decide(request.request_id, approve(request.payload_sha256));

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { verifyChain } from '../../src/core/audit';
 import { prepareCreate } from '../../src/client/create-request';
@@ -15,7 +14,7 @@ import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { unpackBundle } from '../replay/bundle-commit';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { refundBody } from '../support/gate-fixtures';
-import { testClient } from '../support/temporal';
+import { startTestWorker, testClient } from '../support/temporal';
 import { tripDomain } from '../../src/domain/trip';
 
 /**
@@ -32,19 +31,6 @@ let db: Db;
 let activities: Awaited<ReturnType<typeof createActivities>>['activities'];
 const taskQueue = `upgrade-${randomUUID()}`;
 
-async function runWorker(code: { codePath: string }): Promise<{ stop(): Promise<void> }> {
-  const nc = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({ connection: nc, taskQueue, workflowBundle: code, activities });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await nc.close();
-    },
-  };
-}
-
 beforeAll(async () => {
   ({ client, connection } = await testClient());
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'upgrade-')), 'gate.db'));
@@ -56,7 +42,7 @@ afterAll(async () => {
 });
 
 it('finishes gates and a run opened on the previous release with the current code', async () => {
-  const old = await runWorker({ codePath: unpackBundle(OLD_RELEASE) });
+  const old = await startTestWorker(activities, taskQueue, unpackBundle(OLD_RELEASE));
   const gates = new GateClient(client, { taskQueue, audit: new AuditStore(db) });
   const { requestId, input } = prepareCreate(refundBody('upgrade'), { agentId: 'agent-1' });
   await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, taskQueue, randomUUID()));
@@ -69,7 +55,7 @@ it('finishes gates and a run opened on the previous release with the current cod
   expect((await client.workflow.getHandle(requestId).query(getGateQuery)).status).toBe('requested');
   await old.stop();
 
-  const current = await runWorker({ codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! });
+  const current = await startTestWorker(activities, taskQueue);
   try {
     await gates.decide(requestId, {
       decision_id: randomUUID(),

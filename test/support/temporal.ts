@@ -25,14 +25,21 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Starts a worker with the pre-built bundle on its own task queue (one per test file). */
-export async function startTestWorker(activities: object, taskQueue = `test-${randomUUID()}`): Promise<RunningWorker> {
+/**
+ * Starts a worker on its own task queue (one per test file) with the pre-built bundle, or
+ * with `codePath`, the bundle of another release (an upgrade test's old code).
+ */
+export async function startTestWorker(
+  activities: object,
+  taskQueue = `test-${randomUUID()}`,
+  codePath = process.env.GATE_TEST_WORKFLOW_BUNDLE!,
+): Promise<RunningWorker> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({
     connection,
     taskQueue,
-    workflowBundle: { codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! },
+    workflowBundle: { codePath },
     activities,
   });
   const running = worker.run();
