@@ -278,6 +278,19 @@ export function applyEvent(
 }
 
 /**
+ * The consume transition, with who consumed the approval and when (`consumed_at` is the
+ * transition's time). Every executor consumes through here: the external consumer's
+ * update, the gate's own tool run, and the hand-over to a parent workflow.
+ */
+export function consumeApproval(s: GateState, by: string, now: string, reason: string): Refusal | null {
+  const refused = applyEvent(s, 'consume', now, reason);
+  if (refused) return refused;
+  s.consumed_at = s.updated_at;
+  s.consumed_by = by;
+  return null;
+}
+
+/**
  * How a refusal is ordered. `requesterFirst` (the default) checks who asks before what
  * state the gate is in, so a caller who is not the requester learns nothing about the
  * request's state; gates recorded before that checked the state first and keep doing so

@@ -77,6 +77,32 @@ export function openSqlite(file: string): Db {
   return new SqliteDb(db);
 }
 
+/** Prepared statements kept per connection; past this many distinct SQL texts the cache starts over. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Statements by SQL text, one cache per connection. Preparing parses and plans the SQL,
+ * which cost more than running a one-row insert. DDL is never cached and empties the
+ * cache, so no statement outlives the schema it was prepared for.
+ */
+class StatementCache {
+  private readonly byText = new Map<string, Database.Statement>();
+  constructor(private readonly db: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    const hit = this.byText.get(sql);
+    if (hit) return hit;
+    const stmt = this.db.prepare(sql);
+    if (/^\s*(CREATE|ALTER|DROP)\b/i.test(sql)) {
+      this.byText.clear();
+      return stmt;
+    }
+    if (this.byText.size >= STATEMENT_CACHE_SIZE) this.byText.clear();
+    this.byText.set(sql, stmt);
+    return stmt;
+  }
+}
+
 class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   /** Serialises transactions: one connection, and async code inside them. */
@@ -84,15 +110,16 @@ class SqliteDb implements Db {
   constructor(
     private readonly db: Database.Database,
     private readonly inTx = false,
+    private readonly statements = new StatementCache(db),
   ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     if (!this.inTx) await this.lock;
-    return this.db.prepare(sql).all(...params.map(sqliteValue)) as T[];
+    return this.statements.get(sql).all(...params.map(sqliteValue)) as T[];
   }
   async run(sql: string, params: unknown[] = []): Promise<{ changes: number }> {
     if (!this.inTx) await this.lock;
-    const stmt = this.db.prepare(sql);
+    const stmt = this.statements.get(sql);
     return {
       changes: stmt.reader ? stmt.all(...params.map(sqliteValue)).length : stmt.run(...params.map(sqliteValue)).changes,
     };
@@ -102,7 +129,7 @@ class SqliteDb implements Db {
     const result = this.lock.then(async () => {
       this.db.exec('BEGIN IMMEDIATE');
       try {
-        const out = await fn(new SqliteDb(this.db, true));
+        const out = await fn(new SqliteDb(this.db, true, this.statements));
         this.db.exec('COMMIT');
         return out;
       } catch (err) {

@@ -14,6 +14,7 @@ import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } f
 import {
   applyDecision,
   applyEvent,
+  consumeApproval,
   decisionKey,
   initialGateState,
   isInFlight,
@@ -284,9 +285,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     (m: ConsumeMessage, w?: CallerWrites): ConsumeResult & CallerEvents => {
       const r = refuseConsume(state, m?.consumer_id, order);
       if (r) throw refusalFailure(r);
-      applyEvent(state, 'consume', now(), `consumed by ${m.consumer_id}`);
-      state.consumed_at = state.updated_at;
-      state.consumed_by = m.consumer_id;
+      const consumedAt = now();
+      consumeApproval(state, m.consumer_id, consumedAt, `consumed by ${m.consumer_id}`);
       const written = appendAll(
         [
           {
@@ -304,7 +304,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         args: state.final_args,
         args_sha256: state.final_args_sha256,
         payload_sha256: state.payload_sha256,
-        consumed_at: state.consumed_at,
+        consumed_at: consumedAt,
         ...written,
       };
     },

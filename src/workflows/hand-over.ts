@@ -1,5 +1,5 @@
 import { ActivityFailure, CancelledFailure, TemporalFailure, proxyActivities } from '@temporalio/workflow';
-import { applyEvent, type GateInput, type GateState } from '../core/gate-state';
+import { applyEvent, consumeApproval, type GateInput, type GateState } from '../core/gate-state';
 import type { RecheckResult } from '../domain/types';
 import type { AuditTrail } from './audit-trail';
 
@@ -48,9 +48,7 @@ export async function handOver(state: GateState, input: GateInput, trail: AuditT
       data: { recheck: recheck.activity, snapshot: state.final_snapshot ?? null },
     });
   }
-  applyEvent(state, 'consume', now(), `handed to workflow ${consumer}`);
-  state.consumed_at = state.updated_at;
-  state.consumed_by = consumer;
+  consumeApproval(state, consumer, now(), `handed to workflow ${consumer}`);
   trail.append({
     event_type: 'approval.consumed',
     actor_type: 'agent',

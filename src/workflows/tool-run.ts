@@ -6,7 +6,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
-import { applyEvent, type GateInput, type GateState } from '../core/gate-state';
+import { applyEvent, consumeApproval, type GateInput, type GateState } from '../core/gate-state';
 import { snapshotIdentityMismatches } from '../core/snapshot';
 import type { GateActivities } from '../activities/contracts';
 import type { ToolOutput } from '../domain/types';
@@ -82,9 +82,7 @@ export async function runTool(
   const call = { ...ref, tool: snapshot.tool, input: state.final_args, idempotency_key: state.request_id };
   const consume = (): void => {
     trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
-    applyEvent(state, 'consume', now(), 'executed by the gate');
-    state.consumed_at = state.updated_at;
-    state.consumed_by = SYSTEM;
+    consumeApproval(state, SYSTEM, now(), 'executed by the gate');
     trail.append({
       event_type: 'approval.consumed',
       actor_type: 'system',

@@ -3,6 +3,7 @@ import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
 import {
   applyDecision,
   applyEvent,
+  consumeApproval,
   initialGateState,
   mergeArgs,
   previousDecision,
@@ -488,6 +489,27 @@ describe('applyEvent', () => {
     const s = gate({}, from);
     const before = structuredClone(s);
     expect(applyEvent(s, event, T1, 'because')?.type).toBe('IllegalTransition');
+    expect(s).toEqual(before);
+  });
+});
+
+describe('consumeApproval', () => {
+  it('consumes an approved gate and records who consumed it and when', () => {
+    const s = gate({}, 'approved');
+    expect(consumeApproval(s, 'agent_billing', T1, 'consumed by agent_billing')).toBeNull();
+    expect(s).toMatchObject({
+      status: 'consumed',
+      status_reason: 'consumed by agent_billing',
+      updated_at: T1,
+      consumed_at: T1,
+      consumed_by: 'agent_billing',
+    });
+  });
+
+  it.each(['requested', 'consumed', 'denied'] as const)('refuses a gate that is %s and records no consumer', (from) => {
+    const s = gate({}, from);
+    const before = structuredClone(s);
+    expect(consumeApproval(s, 'agent_billing', T1, 'consumed')?.type).toBe('IllegalTransition');
     expect(s).toEqual(before);
   });
 });
