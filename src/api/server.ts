@@ -193,6 +193,27 @@ export interface StartApiOptions {
   connection?: NativeConnection;
 }
 
+/** How often the API finishes audit writes that a caller left behind (GateClient.recoverAuditIntents). */
+const INTENT_RECOVERY_MS = 30_000;
+
+/** Runs `recoverAuditIntents` every `ms` (one pass at a time), logging what it wrote or dropped. */
+function recoverIntentsEvery(gate: GateClient, logger: FastifyBaseLogger, ms: number): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    gate
+      .recoverAuditIntents()
+      .then((r) => {
+        if (r.written + r.dropped + r.failed > 0) logger.info({ audit_intents: r }, 'audit intents recovered');
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'audit intent recovery failed'))
+      .finally(() => (running = false));
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
 /**
  * `gate api` / `gate dev`: connects to Temporal at `temporalAddressOf(cfg)`, opens the
  * store (cfg.databaseUrl, else `<dataDir>/gate.db`), migrates the audit and key tables,
@@ -248,11 +269,13 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
     const addr = app.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     const conn = connection;
+    const recovery = recoverIntentsEvery(gate, logger, INTENT_RECOVERY_MS);
     return {
       url: `http://${host}:${addr.port}`,
       app,
       gate,
       async close() {
+        clearInterval(recovery);
         await app.close();
         await conn?.close();
         await db.close();

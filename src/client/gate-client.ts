@@ -20,6 +20,7 @@ import type { AuditStore } from '../store/audit-store';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import {
   CALLER_WRITES,
+  CALLER_WRITES_RECORDED,
   cancelUpdate,
   consumeUpdate,
   decideSignal,
@@ -28,6 +29,7 @@ import {
   getGateQuery,
   recordRefusalSignal,
   type CallerEvents,
+  type CallerWrites,
   type ConsumeResult,
 } from '../workflows/definitions';
 import { visibleTo, type Scope } from '../core/tenant';
@@ -49,6 +51,7 @@ import {
 } from './gate-views';
 import { requestedEvent } from '../core/requested-event';
 import { startOptions } from './start-options';
+import { CallerAudit, recoverAuditIntents, type IntentRecovery, type RecoverOptions } from './audit-intents';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
@@ -103,6 +106,12 @@ export class GateClient {
   private readonly client: Client;
   private readonly queryMs: number;
   private readonly updateMs: number;
+  /**
+   * Set when this client writes the audit events of what it creates, decides and consumes:
+   * it has the store, and no webhook receivers are configured (which the gate would
+   * otherwise notify with its own write). The gate then schedules no store write for them.
+   */
+  private readonly callerAudit: CallerAudit | undefined;
 
   constructor(
     client: Client,
@@ -115,6 +124,7 @@ export class GateClient {
         : client;
     this.queryMs = options.queryTimeoutMs ?? 5000;
     this.updateMs = options.updateTimeoutMs ?? 30_000;
+    this.callerAudit = options.audit && options.webhookReceivers === 0 ? new CallerAudit(options.audit) : undefined;
   }
 
   /**
@@ -126,18 +136,22 @@ export class GateClient {
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
-    const { audit } = this.options;
-    const writeFirst = this.writesEvents;
-    if (writeFirst) input.requested_event = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
+    const writer = this.callerAudit;
+    let first: AuditEvent | undefined;
+    let intent: string | undefined;
+    if (writer) {
+      const ids = { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() };
+      first = requestedEvent(input, ids);
+      intent = await writer.intend({ request_id: requestId, event: first });
+      input.requested_event = intent ? { ...ids, recorded: true } : ids;
+    }
     try {
       await this.client.workflow.start<typeof approvalGateWorkflow>(GATE_WORKFLOW_TYPE, {
         ...startOptions(requestId, input, this.options.taskQueue, randomUUID(), caller.tenant),
         ...(this.options.eagerStart ? { requestEagerStart: true } : {}),
       });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
-      // A failed write is not the caller's problem: the gate's next batch sends the event again.
-      if (writeFirst && audit && input.requested_event)
-        await audit.appendMany([requestedEvent(input, input.requested_event)]).catch(() => undefined);
+      if (writer && first) await writer.settle(intent, [first]);
       return {
         created: true,
         request: {
@@ -148,7 +162,9 @@ export class GateClient {
         },
       };
     } catch (err) {
+      // Any other failure may have started the gate after all: the intent stays for recovery to decide.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      await writer?.drop(intent);
     }
     const desc = await this.describe(requestId);
     const m = memoOf(desc);
@@ -222,12 +238,13 @@ export class GateClient {
     const msg = parseDecision({ ...message, request_id: id });
     await this.authorize(id, scope);
     const handle = this.handle(id);
+    const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
+    const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
     return this.call(id, async () => {
       try {
-        // updateId scoped by reviewer, like the gate's own dedup
-        const args = this.writesEvents ? ([msg, CALLER_WRITES] as const) : ([msg] as const);
         return await this.written(
-          await handle.executeUpdate(decideUpdate, { args: [...args], updateId: decisionKey(msg) }),
+          intent,
+          await handle.executeUpdate(decideUpdate, { args: [msg, ...this.writes(intent)], updateId }),
         );
       } catch (err) {
         // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
@@ -245,6 +262,7 @@ export class GateClient {
           };
           await handle.signal(recordRefusalSignal, record).catch(() => undefined);
         }
+        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent); // refused: appended nothing
         throw err;
       }
     });
@@ -261,29 +279,53 @@ export class GateClient {
   async consume(id: string, consumerId: string, scope?: Scope): Promise<ConsumeResult> {
     await this.authorize(id, scope);
     const msg = { consumer_id: consumerId };
-    const args = this.writesEvents ? ([msg, CALLER_WRITES] as const) : ([msg] as const);
-    return this.call(id, async () =>
-      this.written(await this.handle(id).executeUpdate(consumeUpdate, { args: [...args] })),
-    );
+    const updateId = `consume_${randomUUID()}`;
+    const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
+    return this.call(id, async () => {
+      try {
+        return this.written(
+          intent,
+          await this.handle(id).executeUpdate(consumeUpdate, { args: [msg, ...this.writes(intent)], updateId }),
+        );
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent); // refused: appended nothing
+        throw err;
+      }
+    });
   }
 
   /**
-   * Whether this client writes the audit events of what it creates, decides and consumes
-   * (it has the store, and no webhook receivers are configured, which the gate would
-   * otherwise notify with its own write): the gate then schedules no store write for them.
+   * Finishes the audit writes that callers sharing this client's store left behind when
+   * they died between an update and its write (see `recoverAuditIntents`). The API runs it
+   * every 30 s; a process that uses GateClient with an audit store and no API should run it too.
    */
-  private get writesEvents(): boolean {
-    return this.options.audit !== undefined && this.options.webhookReceivers === 0;
+  async recoverAuditIntents(options?: RecoverOptions): Promise<IntentRecovery> {
+    const store = this.options.audit;
+    if (!store) return { written: 0, dropped: 0, kept: 0, failed: 0 };
+    return recoverAuditIntents(this.client, store, options);
+  }
+
+  /**
+   * An update's second argument: none unless this client writes the events itself
+   * (`callerAudit`); `recorded` when it holds an audit intent for them.
+   */
+  private writes(intent: string | undefined): [CallerWrites] | [] {
+    if (!this.callerAudit) return [];
+    return [intent ? CALLER_WRITES_RECORDED : CALLER_WRITES];
   }
 
   /**
    * Writes the events an update handed back (CallerWrites) and answers without them. Only
    * after the update returned, so the store receives events that are already in the
-   * gate's history. A failed write is not the caller's problem: the gate's next batch sends them again.
+   * gate's history. A failed write is not the caller's problem: with an intent, recovery
+   * writes them; without one, the gate's last batch sends them again.
    */
-  private async written<T extends CallerEvents>(result: T): Promise<Omit<T, 'audit_events'>> {
+  private async written<T extends CallerEvents>(
+    intent: string | undefined,
+    result: T,
+  ): Promise<Omit<T, 'audit_events'>> {
     const { audit_events: events, ...rest } = result;
-    if (events && events.length > 0) await this.options.audit?.appendMany(events).catch(() => undefined);
+    await this.callerAudit?.settle(intent, events ?? []);
     return rest;
   }
 

@@ -25,6 +25,15 @@ export function isTransientRejection(err: unknown): boolean {
   return isGrpcServiceError(grpc) && (grpc.code === RESOURCE_EXHAUSTED || grpc.code === UNAVAILABLE);
 }
 
+const NOT_FOUND = 5;
+
+/** True when Temporal has no such workflow: the SDK's WorkflowNotFoundError, or a raw NOT_FOUND (as fetchHistory throws it). */
+export function isWorkflowNotFound(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError) return true;
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  return isGrpcServiceError(grpc) && grpc.code === NOT_FOUND;
+}
+
 /** What the client knows about a gate that may have closed: its final status, or nothing at all. */
 export type Existence = { exists: false } | { exists: true; status: string; closed: boolean };
 

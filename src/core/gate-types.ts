@@ -31,9 +31,11 @@ export interface GateInput {
    * Set when the creator writes the `approval.requested` event to the audit store itself
    * (right after the start): the gate builds the same event from these ids and schedules
    * no store write for it; its next batch sends it again (the insert is idempotent), so a
-   * creator that crashed before writing loses nothing.
+   * creator that crashed before writing loses nothing. `recorded`: the creator recorded
+   * an audit intent holding the event before the start (see `CallerWrites.recorded`), so
+   * the gate does not send it again.
    */
-  requested_event?: { event_id: string; timestamp: string };
+  requested_event?: { event_id: string; timestamp: string; recorded?: true };
   /**
    * History events one execution may reach before the gate continues as new (default
    * 10,000; Temporal's own suggestion to continue also counts), so a flood of messages

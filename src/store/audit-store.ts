@@ -1,8 +1,24 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditEvent } from '../core/audit';
 import type { Db } from './db';
 
 /** Rows per INSERT: 13 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
 const APPEND_CHUNK = 200;
+
+/**
+ * A caller's promise to write the events of one create or update (GateClient with an
+ * audit store), recorded before it sends: `event` is the creator's `approval.requested`
+ * (known before the start), `update_id` names the update whose result carries the
+ * events. Kept until the caller has written them; a stale one is recovered from the
+ * gate's history (GateClient.recoverAuditIntents).
+ */
+export interface AuditIntent {
+  intent_id: string;
+  request_id: string;
+  update_id: string | null;
+  event: AuditEvent | null;
+  created_at: string;
+}
 
 /**
  * The append-only audit store. Events come from workflows (which own the hash chain)
@@ -29,6 +45,47 @@ export class AuditStore {
       await this.db.run(`CREATE TRIGGER audit_events_no_change BEFORE UPDATE OR DELETE ON audit_events
         FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`);
     }
+    await this.db.run(`CREATE TABLE IF NOT EXISTS audit_intents (
+      intent_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, update_id TEXT, event TEXT, created_at TEXT NOT NULL)`);
+    await this.db.run(`CREATE INDEX IF NOT EXISTS audit_intents_created ON audit_intents (created_at)`);
+  }
+
+  /** Records an audit intent (see AuditIntent) and returns its id. */
+  async recordIntent(i: { request_id: string; update_id?: string; event?: AuditEvent }): Promise<string> {
+    const id = `int_${randomUUID()}`;
+    await this.db.run(
+      `INSERT INTO audit_intents (intent_id, request_id, update_id, event, created_at) VALUES (?, ?, ?, ?, ?)`,
+      [id, i.request_id, i.update_id ?? null, i.event ? JSON.stringify(i.event) : null, new Date().toISOString()],
+    );
+    return id;
+  }
+
+  /** Writes what an intent promised and removes the intent, in one transaction. */
+  async settleIntent(intentId: string, events: AuditEvent[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (let i = 0; i < events.length; i += APPEND_CHUNK) await insertEvents(tx, events.slice(i, i + APPEND_CHUNK));
+      await tx.run(`DELETE FROM audit_intents WHERE intent_id = ?`, [intentId]);
+    });
+  }
+
+  /** Removes an intent whose create or update turned out to append nothing (refused, or a replayed key). */
+  async dropIntent(intentId: string): Promise<void> {
+    await this.db.run(`DELETE FROM audit_intents WHERE intent_id = ?`, [intentId]);
+  }
+
+  /** Intents recorded no later than `before` (ISO time), oldest first. */
+  async staleIntents(before: string, limit = 100): Promise<AuditIntent[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `SELECT * FROM audit_intents WHERE created_at <= ? ORDER BY created_at LIMIT ?`,
+      [before, limit],
+    );
+    return rows.map((r) => ({
+      intent_id: String(r.intent_id),
+      request_id: String(r.request_id),
+      update_id: r.update_id === null || r.update_id === undefined ? null : String(r.update_id),
+      event: r.event === null || r.event === undefined ? null : (JSON.parse(String(r.event)) as AuditEvent),
+      created_at: String(r.created_at),
+    }));
   }
 
   /** Appends one event; a second append of the same event id changes nothing. */
@@ -41,29 +98,8 @@ export class AuditStore {
     for (let i = 0; i < events.length; i += APPEND_CHUNK) await this.insert(events.slice(i, i + APPEND_CHUNK));
   }
 
-  private async insert(events: AuditEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const recordedAt = new Date().toISOString();
-    const rows = events.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    await this.db.run(
-      `INSERT INTO audit_events (event_id, request_id, seq, event_type, actor_type, actor_id, payload_sha256, note, timestamp, data, prev_hash, hash, recorded_at)
-       VALUES ${rows} ON CONFLICT (event_id) DO NOTHING`,
-      events.flatMap((e) => [
-        e.event_id,
-        e.request_id,
-        e.seq,
-        e.event_type,
-        e.actor_type,
-        e.actor_id,
-        e.payload_sha256,
-        e.note,
-        e.timestamp,
-        JSON.stringify(e.data),
-        e.prev_hash,
-        e.hash,
-        recordedAt,
-      ]),
-    );
+  private insert(events: AuditEvent[]): Promise<void> {
+    return insertEvents(this.db, events);
   }
 
   /** A request's (or run's) trail in chain order. */
@@ -87,4 +123,30 @@ export class AuditStore {
       hash: String(r.hash),
     }));
   }
+}
+
+/** One INSERT of up to APPEND_CHUNK events; ids already stored are skipped. */
+async function insertEvents(db: Db, events: AuditEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const recordedAt = new Date().toISOString();
+  const rows = events.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+  await db.run(
+    `INSERT INTO audit_events (event_id, request_id, seq, event_type, actor_type, actor_id, payload_sha256, note, timestamp, data, prev_hash, hash, recorded_at)
+       VALUES ${rows} ON CONFLICT (event_id) DO NOTHING`,
+    events.flatMap((e) => [
+      e.event_id,
+      e.request_id,
+      e.seq,
+      e.event_type,
+      e.actor_type,
+      e.actor_id,
+      e.payload_sha256,
+      e.note,
+      e.timestamp,
+      JSON.stringify(e.data),
+      e.prev_hash,
+      e.hash,
+      recordedAt,
+    ]),
+  );
 }

@@ -143,7 +143,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       specs.forEach((e) => trail.append(e));
       return {};
     }
-    const events = specs.map((e) => trail.appendForCaller(e)).filter((e): e is AuditEvent => e !== undefined);
+    const recorded = w.recorded === true;
+    const events = specs.map((e) => trail.appendForCaller(e, recorded)).filter((e): e is AuditEvent => e !== undefined);
     return events.length > 0 ? { audit_events: events } : {};
   };
 
@@ -236,7 +237,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     const requested = requestedSpec(state);
     // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
     if (input.requested_event && isPatched(CREATOR_REQUESTED_EVENT_PATCH))
-      trail.appendStored(requested, input.requested_event);
+      trail.appendStored(requested, input.requested_event, input.requested_event.recorded === true);
     else trail.append(requested);
   }
   publish();

@@ -32,6 +32,14 @@ export const AUDIT_DURABLE_BATCH_PATCH = 'audit-batch-durable-v1';
  */
 export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
 
+/**
+ * Patch id of caller-recorded events (`CallerWrites.recorded`, `requested_event.recorded`):
+ * events whose caller recorded an audit intent before sending are not sent again when
+ * the gate ends. Asked at the end, and only when every event still to send is such an
+ * event; new executions have it through the gate's patch baseline (gate-baseline-v3).
+ */
+export const CALLER_RECORDED_PATCH = 'caller-recorded-events-v1';
+
 /** How a trail writes to the store, by the release its execution started on. */
 type TrailMode = 'durable-batch' | 'local-batch' | 'per-event';
 
@@ -61,6 +69,13 @@ const { deliverWebhooks } = proxyActivities<GateActivities>({
 /** How long a finishing gate waits for in-flight deliveries before handing them off. */
 const HANDOFF_GRACE_MS = 3000;
 
+/** An event still to send to the store; `recorded` when its caller holds an audit intent for it. */
+interface Unsent {
+  event: AuditEvent;
+  webhook?: DeliverWebhooksInput;
+  recorded?: true;
+}
+
 interface Delivery {
   input: DeliverWebhooksInput;
   done: boolean;
@@ -76,11 +91,12 @@ export class AuditTrail {
   private readonly pending: Promise<unknown>[] = [];
   private readonly deliveries: Delivery[] = [];
   /** Batched path: events not yet handed to the store, with their webhook inputs. */
-  private unsent: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
+  private unsent: Unsent[] = [];
   /** The batch being written right now (acknowledged when its activity completes). */
-  private inflight: { event: AuditEvent; webhook?: DeliverWebhooksInput }[] = [];
+  private inflight: Unsent[] = [];
   private writer: Promise<void> | undefined;
   private readonly mode: TrailMode;
+  private readonly isPatched: Patched;
 
   constructor(
     private readonly requestId: string,
@@ -94,6 +110,7 @@ export class AuditTrail {
     /** The execution's `patched` (the gate's answers through its patch baseline). */
     isPatched: Patched = patched,
   ) {
+    this.isPatched = isPatched;
     // Decided once per execution, newest first: a history keeps the path it was recorded on.
     this.mode = isPatched(AUDIT_DURABLE_BATCH_PATCH)
       ? 'durable-batch'
@@ -148,10 +165,10 @@ export class AuditTrail {
    * insert, in case the creator failed before its write), which also delivers its webhook
    * if receivers are configured.
    */
-  appendStored(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
+  appendStored(spec: AuditSpec, ids: RequestedEventIds, recorded = false): AuditEvent {
     const event = this.build(spec, ids);
     const webhook = this.webhookOf(event);
-    this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
+    this.unsent.push({ event, ...(webhook ? { webhook } : {}), ...(recorded ? { recorded: true as const } : {}) });
     return event;
   }
 
@@ -161,13 +178,13 @@ export class AuditTrail {
    * gate's next batch carries it, at the latest the one of its last task. Returns undefined
    * on the older paths, where the event is written as usual and the caller has nothing to write.
    */
-  appendForCaller(spec: AuditSpec): AuditEvent | undefined {
+  appendForCaller(spec: AuditSpec, recorded = false): AuditEvent | undefined {
     if (this.mode !== 'durable-batch') {
       this.append(spec);
       return undefined;
     }
     // Workflow uuid4 and clock, as in append: deterministic on replay.
-    return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
+    return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() }, recorded);
   }
 
   private build(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {
@@ -192,7 +209,12 @@ export class AuditTrail {
    */
   async flush(): Promise<void> {
     await Promise.all(this.pending);
-    if (this.unsent.length > 0) this.writer ??= this.writeBatches(); // events appended as stored, not yet re-sent
+    if (this.unsent.length > 0) {
+      // Events their callers hold audit intents for are theirs to write (or their recovery's);
+      // any other event still to send takes them all along (the insert is idempotent).
+      if (this.unsent.every((u) => u.recorded) && this.isPatched(CALLER_RECORDED_PATCH)) this.unsent = [];
+      else this.writer ??= this.writeBatches(); // events appended as stored, not yet re-sent
+    }
     if (this.writer) await this.writer;
     const open = (): Delivery[] => this.deliveries.filter((d) => !d.done);
     if (open().length > 0) await condition(() => open().length === 0, HANDOFF_GRACE_MS);

@@ -42,8 +42,19 @@ export interface RefusalRecord {
  */
 export interface CallerWrites {
   audit_events: 'caller';
+  /**
+   * The caller recorded an audit intent in its store before sending (GateClient with an
+   * audit store): if it fails before writing the events, whoever recovers the store's
+   * stale intents reads them from the gate's history and writes them. The gate then does
+   * not send these events again when it ends, which saves every lifecycle a store
+   * activity and the workflow task it wakes. Workers from before it ignore the field and
+   * send them again, as for `CALLER_WRITES`.
+   */
+  recorded?: true;
 }
 export const CALLER_WRITES: CallerWrites = { audit_events: 'caller' };
+/** `CALLER_WRITES` from a caller that recorded its audit intent first. */
+export const CALLER_WRITES_RECORDED: CallerWrites = { audit_events: 'caller', recorded: true };
 
 /** The events an update appended, in its result when its caller writes them (CallerWrites). */
 export interface CallerEvents {

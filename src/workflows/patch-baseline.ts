@@ -17,6 +17,12 @@ export const GATE_BASELINE_PATCH = 'gate-baseline-v1';
  */
 export const GATE_BASELINE_V2_PATCH = 'gate-baseline-v2';
 
+/**
+ * The third baseline: everything of the second, and BASELINE_V3_PATCHES. New executions
+ * record this marker alone; those recorded with an earlier baseline keep theirs.
+ */
+export const GATE_BASELINE_V3_PATCH = 'gate-baseline-v3';
+
 /** The patches the first baseline stands for; a patch added later is asked on its own (or by a next baseline). */
 export const BASELINE_PATCHES = [
   'audit-batch-durable-v1',
@@ -34,6 +40,9 @@ export const BASELINE_PATCHES = [
 /** What the second baseline adds to the first. */
 export const BASELINE_V2_PATCHES = ['recheck-in-tool-v1'] as const;
 
+/** What the third baseline adds to the second. */
+export const BASELINE_V3_PATCHES = ['caller-recorded-events-v1'] as const;
+
 /** Answers `patched(id)` for one execution, through the baseline where it covers `id`. */
 export type Patched = (id: string) => boolean;
 
@@ -43,10 +52,12 @@ export type Patched = (id: string) => boolean;
  */
 export function gatePatches(): Patched {
   // Newest first: a history keeps the baseline it was recorded with (asking a newer one on replay answers false).
-  const covered = patched(GATE_BASELINE_V2_PATCH)
-    ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES])
-    : patched(GATE_BASELINE_PATCH)
-      ? new Set<string>(BASELINE_PATCHES)
-      : new Set<string>();
+  const covered = patched(GATE_BASELINE_V3_PATCH)
+    ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES, ...BASELINE_V3_PATCHES])
+    : patched(GATE_BASELINE_V2_PATCH)
+      ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES])
+      : patched(GATE_BASELINE_PATCH)
+        ? new Set<string>(BASELINE_PATCHES)
+        : new Set<string>();
   return (id) => covered.has(id) || patched(id);
 }

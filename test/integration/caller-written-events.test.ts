@@ -14,8 +14,9 @@ import { startTestWorker, testClient } from '../support/temporal';
  * A GateClient with the audit store (and no webhook receivers) writes the events its
  * decide and consume updates appended, which the gate hands back (CallerWrites), so an
  * external gate's lifecycle costs one store activity, at its end, instead of one per
- * update. The store and the chain must still hold the same events, also when the
- * caller's write was lost, and gates opened on the code before the change (commit
+ * update; with the caller's audit intents (recorded before it sends), none at all. The
+ * store and the chain must still hold the same events, also when the caller died before
+ * its write (recovery reads them from history) or the store refused the intents, and gates opened on the code before the change (commit
  * cd69d84, its bundle checked in; also before the patch baseline) must finish on either code.
  */
 const BEFORE = 'cd69d84';
@@ -70,13 +71,18 @@ async function expectStoreEqualsChain(id: string, types: string[]): Promise<void
 
 const LIFECYCLE = ['approval.requested', 'approval.approved', 'approval.consumed'];
 
+/** The audit intents the store still holds for a request. */
+async function intentsOf(id: string) {
+  return (await audit.staleIntents('9999-12-31T00:00:00.000Z', 10_000)).filter((i) => i.request_id === id);
+}
+
 describe('on the current code', () => {
   const taskQueue = `caller-${randomUUID()}`;
   let stop: () => Promise<void>;
   beforeAll(async () => ({ stop } = await startTestWorker(storeActivities(audit), taskQueue)));
   afterAll(() => stop());
 
-  it('writes each update’s events when the update returns; the gate writes once, when it ends', async () => {
+  it('writes each update’s events when the update returns; the gate writes nothing itself', async () => {
     const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
     const { request } = await gates.create(refundBody('caller'), { agentId: 'agent-1' });
     const id = request.request_id;
@@ -90,25 +96,82 @@ describe('on the current code', () => {
     expect((await audit.list(id)).map((e) => e.event_type)).toEqual(LIFECYCLE);
     await client.workflow.getHandle(id).result();
     const history = await eventTypes(id);
-    expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+    // Every event came with the caller's audit intent: the gate does not send them again when it ends.
+    expect(history).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
     // One patch marker (and so one TemporalChangeVersion upsert) stands for every earlier patch.
-    expect(await patchIds(id)).toEqual(['gate-baseline-v2']);
+    expect(await patchIds(id)).toEqual(['gate-baseline-v3']);
     expect(history.filter((t) => t === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(3); // baseline, approved, consumed
     await expectStoreEqualsChain(id, LIFECYCLE);
+    expect(await intentsOf(id)).toEqual([]); // each intent went with its write
   });
 
-  it('loses nothing when the caller could not write: the gate’s last batch carries the events', async () => {
-    const failing = Object.create(audit) as AuditStore;
-    failing.appendMany = async () => {
-      throw new Error('store down');
+  it('recovers what a caller that died after each start and update did not write, from the gate’s history', async () => {
+    // The intents are recorded, then every write fails: what a process killed right after each answer leaves.
+    const dying = Object.create(audit) as AuditStore;
+    dying.settleIntent = async () => {
+      throw new Error('killed');
     };
-    const gates = new GateClient(client, { taskQueue, audit: failing, webhookReceivers: 0 });
+    const gates = new GateClient(client, { taskQueue, audit: dying, webhookReceivers: 0 });
+    const { request } = await gates.create(refundBody('caller-died'), { agentId: 'agent-1' });
+    const id = request.request_id;
+    await gates.decide(id, approve(request.payload_sha256));
+    await gates.consume(id, 'agent-1');
+    await client.workflow.getHandle(id).result();
+    expect(await audit.list(id)).toEqual([]);
+    expect(await eventTypes(id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    expect(await intentsOf(id)).toHaveLength(3);
+    // Young intents are left alone: their caller may still be at work.
+    expect(await gates.recoverAuditIntents()).toMatchObject({ written: 0 });
+    const healthy = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    expect(await healthy.recoverAuditIntents({ olderThanMs: 0 })).toMatchObject({ written: 3, failed: 0 });
+    await expectStoreEqualsChain(id, LIFECYCLE);
+    expect(await intentsOf(id)).toEqual([]);
+  });
+
+  it('loses nothing when the store refused the intents: the gate’s last batch carries the events', async () => {
+    const down = Object.create(audit) as AuditStore;
+    for (const m of ['appendMany', 'recordIntent', 'settleIntent'] as const)
+      down[m] = async () => {
+        throw new Error('store down');
+      };
+    const gates = new GateClient(client, { taskQueue, audit: down, webhookReceivers: 0 });
     const { request } = await gates.create(refundBody('caller-lost'), { agentId: 'agent-1' });
     await gates.decide(request.request_id, approve(request.payload_sha256));
     expect(await audit.list(request.request_id)).toEqual([]);
     await gates.consume(request.request_id, 'agent-1');
     await client.workflow.getHandle(request.request_id).result();
+    const history = await eventTypes(request.request_id);
+    expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
     await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+  });
+
+  it('drops the intent of a refused update, of a replayed key and of a start that never happened', async () => {
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const body = refundBody('caller-refused');
+    const { request } = await gates.create(body, { agentId: 'agent-1' });
+    const id = request.request_id;
+    await expect(gates.consume(id, 'agent-1')).rejects.toMatchObject({ status: 409 }); // not approved yet
+    expect((await gates.create(body, { agentId: 'agent-1' })).created).toBe(false);
+    expect(await intentsOf(id)).toEqual([]);
+    // A creator that died before its start: the intent names a gate Temporal never heard of.
+    const ghost = `appr_ghost_${randomUUID()}`;
+    await audit.recordIntent({ request_id: ghost, event: (await audit.list(id))[0]! });
+    await audit.recordIntent({ request_id: ghost, update_id: 'consume_ghost' });
+    expect(await gates.recoverAuditIntents({ olderThanMs: 0 })).toMatchObject({ dropped: 2, failed: 0 });
+    expect(await intentsOf(ghost)).toEqual([]);
+    expect(await audit.list(ghost)).toEqual([]);
+  });
+
+  it('keeps the intent of an update the open gate has not answered, and drops it once the gate has ended', async () => {
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const { request } = await gates.create(refundBody('caller-pending'), { agentId: 'agent-1' });
+    const id = request.request_id;
+    await audit.recordIntent({ request_id: id, update_id: 'decide_not_yet' });
+    expect(await gates.recoverAuditIntents({ olderThanMs: 0 })).toMatchObject({ kept: 1 });
+    await gates.cancel(id, 'agent-1');
+    await client.workflow.getHandle(id).result();
+    expect(await gates.recoverAuditIntents({ olderThanMs: 0 })).toMatchObject({ dropped: 1, kept: 0 });
+    expect(await intentsOf(id)).toEqual([]);
   });
 
   it('leaves the writes to the gate for a client that may have webhook receivers', async () => {

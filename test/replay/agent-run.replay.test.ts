@@ -139,6 +139,8 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v6: V3,
   v7: V7,
   v8: V8,
+  // v9: runs and their tool gates as v8 (only external gates whose callers hold audit intents take the new path).
+  v9: V8,
 };
 
 beforeAll(installQuietRuntime);

@@ -143,6 +143,21 @@ describe('approvalGateWorkflow replay', () => {
     }
   });
 
+  it('has v9 gates under the third patch baseline; an intent-recorded lifecycle sends nothing to the store', () => {
+    for (const f of files.filter((x) => x.startsWith('v9/'))) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const patches = events.flatMap((e) => {
+        const a = e.markerRecordedEventAttributes;
+        const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+        return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+      });
+      expect(patches).toEqual(['gate-baseline-v3']);
+    }
+    // The v8 lifecycle sent its caller-written events once more at its end; v9's callers hold intents for them.
+    expect(activities('v8/approve-consume.json').filter((a) => a === 'recordAuditEvents')).toHaveLength(1);
+    expect(activities('v9/approve-consume.json')).toEqual([]);
+  });
+
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
     const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];

@@ -17,10 +17,12 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * the worker's rule file, `trip-roles`; every run asks the rule file through an
  * activity) and a `workflow/` set: `requireApproval`/`withApproval` parents and their gates,
  * under the rule file and in a tenant; `v8` re-checks a tool gate's snapshot inside its tool's activity
- * (`recheckAndExecuteTool`), every new gate under the second patch baseline. A set is never re-recorded or edited: a new workflow version records
+ * (`recheckAndExecuteTool`), every new gate under the second patch baseline; `v9` has the
+ * caller's audit intents (`CallerWrites.recorded`, `requested_event.recorded`: an external
+ * gate sends nothing to the store when it ends), every new gate under the third baseline. A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */
@@ -34,7 +36,7 @@ export function runHistoriesDir(version: HistoryVersion): string {
 }
 
 /** Versions with a `workflow/` set (user workflows that open gates with the workflow API). */
-export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7'];
+export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7', 'v9'];
 
 /** Folder of a set's user-workflow histories (the fixture workflows' and their gates'). */
 export function workflowHistoriesDir(version: HistoryVersion): string {

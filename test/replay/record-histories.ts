@@ -32,6 +32,7 @@ import type { ScriptedTurn } from '../../src/models/spec';
 import type { approvalGateWorkflow } from '../../src/workflows';
 import {
   CALLER_WRITES,
+  CALLER_WRITES_RECORDED,
   consumeUpdate,
   decideSignal,
   decideUpdate,
@@ -106,7 +107,12 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
     consume_ttl_seconds: 600,
     create_sha256: sha,
     // Since v4: the creator wrote approval.requested to the store (GateClient with an audit store).
-    requested_event: { event_id: `evt_${randomUUID()}`, timestamp: new Date().toISOString() },
+    // Since v9: with the creator's audit intent recorded first (the gate does not send the event again).
+    requested_event: {
+      event_id: `evt_${randomUUID()}`,
+      timestamp: new Date().toISOString(),
+      ...(since('v9') ? { recorded: true as const } : {}),
+    },
   };
 }
 
@@ -141,7 +147,8 @@ const scenarios: Record<string, Scenario> = {
     const input = gateInput('approve-consume', 3600);
     const handle = await startGate(client, taskQueue, input);
     // Since v6: the updates' caller writes their events (GateClient with an audit store), see CallerWrites.
-    const w = since('v6') ? CALLER_WRITES : undefined;
+    // Since v9: with the caller's audit intents recorded first (CALLER_WRITES_RECORDED).
+    const w = since('v9') ? CALLER_WRITES_RECORDED : since('v6') ? CALLER_WRITES : undefined;
     await handle.executeUpdate(decideUpdate, { args: [decision(input, { note: 'matches the ticket' }), w] });
     await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }, w] });
     return handle;
