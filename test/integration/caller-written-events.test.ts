@@ -20,6 +20,8 @@ import { startTestWorker, testClient } from '../support/temporal';
  * cd69d84, its bundle checked in; also before the patch baseline) must finish on either code.
  */
 const BEFORE = 'cd69d84';
+/** The release before audit intents (the gate then sent the caller-written events once more when it ended). */
+const BEFORE_INTENTS = '5440e5e';
 
 let client: Client;
 let connection: Connection;
@@ -232,6 +234,48 @@ describe('gates opened on the code before caller-written events', () => {
       const batches = history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
       expect(batches).toBeGreaterThanOrEqual(1);
       expect(batches).toBeLessThanOrEqual(2);
+      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+    } finally {
+      await old.stop();
+    }
+  });
+});
+
+describe('gates opened on the release before audit intents', () => {
+  it('finish on the current code without the final store write, the new client holding intents', async () => {
+    const taskQueue = `caller-intents-${randomUUID()}`;
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE_INTENTS));
+    const { request } = await gates.create(refundBody('caller-intents-upgrade'), { agentId: 'agent-1' });
+    const h = client.workflow.getHandle(request.request_id);
+    expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
+    await old.stop();
+    const current = await startTestWorker(storeActivities(audit), taskQueue);
+    try {
+      await gates.decide(request.request_id, approve(request.payload_sha256));
+      await gates.consume(request.request_id, 'agent-1');
+      await h.result();
+      // Its second baseline stays; the new path is asked on its own, at the end.
+      expect(await patchIds(request.request_id)).toEqual(['gate-baseline-v2', 'caller-recorded-events-v1']);
+      expect(await eventTypes(request.request_id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+      expect(await intentsOf(request.request_id)).toEqual([]);
+    } finally {
+      await current.stop();
+    }
+  });
+
+  it('are finished by a worker of that release, which ignores the intents and sends the events again', async () => {
+    const taskQueue = `caller-intents-old-${randomUUID()}`;
+    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE_INTENTS));
+    try {
+      const { request } = await gates.create(refundBody('caller-intents-old'), { agentId: 'agent-1' });
+      await gates.decide(request.request_id, approve(request.payload_sha256));
+      await gates.consume(request.request_id, 'agent-1');
+      await client.workflow.getHandle(request.request_id).result();
+      const history = await eventTypes(request.request_id);
+      expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
       await expectStoreEqualsChain(request.request_id, LIFECYCLE);
     } finally {
       await old.stop();
