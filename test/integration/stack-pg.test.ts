@@ -68,4 +68,29 @@ import { tripDomain } from '../../src/domain/trip';
     const rows = await db.query<{ key_sha256: string }>(`SELECT key_sha256 FROM api_keys WHERE id = ?`, ['pg-alice']);
     expect(rows[0]!.key_sha256).not.toContain(k.key);
   });
+
+  it('keeps audit intents until their events are written, in one transaction, in PostgreSQL', async () => {
+    const audit = new AuditStore(db);
+    await audit.migrate();
+    const [first] = await audit.list(
+      (await db.query<{ request_id: string }>(`SELECT request_id FROM audit_events LIMIT 1`))[0]!.request_id,
+    );
+    const ghost = { ...first!, event_id: `evt_pg_intent_${Date.now()}`, request_id: `appr_pg_intent_${Date.now()}` };
+    const created = await audit.recordIntent({ request_id: ghost.request_id, event: ghost });
+    const updated = await audit.recordIntent({ request_id: ghost.request_id, update_id: 'decide_pg' });
+    const mine = async () =>
+      (await audit.staleIntents(new Date().toISOString(), 1000)).filter((i) => i.request_id === ghost.request_id);
+    const held = await mine();
+    expect(held).toHaveLength(2);
+    expect(held).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ intent_id: created, update_id: null, event: ghost }),
+        expect.objectContaining({ intent_id: updated, update_id: 'decide_pg', event: null }),
+      ]),
+    );
+    await audit.settleIntent(created, [ghost]);
+    await audit.dropIntent(updated);
+    expect(await mine()).toEqual([]);
+    expect((await audit.list(ghost.request_id)).map((e) => e.event_id)).toEqual([ghost.event_id]);
+  });
 });
