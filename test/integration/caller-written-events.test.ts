@@ -78,6 +78,31 @@ async function intentsOf(id: string) {
   return (await audit.staleIntents('9999-12-31T00:00:00.000Z', 10_000)).filter((i) => i.request_id === id);
 }
 
+/**
+ * Opens a gate on the checked-in bundle of `commit` (its first task runs there), then
+ * approves and consumes it with the current client on the current code; returns its id.
+ */
+async function finishOnCurrentCode(commit: string, tag: string): Promise<string> {
+  const taskQueue = `${tag}-${randomUUID()}`;
+  const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
+  const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(commit));
+  const { request } = await gates.create(refundBody(tag), { agentId: 'agent-1' });
+  const h = client.workflow.getHandle(request.request_id);
+  expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
+  await old.stop();
+  const current = await startTestWorker(storeActivities(audit), taskQueue);
+  try {
+    await gates.decide(request.request_id, approve(request.payload_sha256));
+    await gates.consume(request.request_id, 'agent-1');
+    await h.result();
+    expect((await h.query(getAuditQuery)).map((e) => e.event_type)).toEqual(LIFECYCLE);
+    await expectStoreEqualsChain(request.request_id, LIFECYCLE);
+    return request.request_id;
+  } finally {
+    await current.stop();
+  }
+}
+
 describe('on the current code', () => {
   const taskQueue = `caller-${randomUUID()}`;
   let stop: () => Promise<void>;
@@ -195,27 +220,11 @@ describe('on the current code', () => {
 
 describe('gates opened on the code before caller-written events', () => {
   it('finish on the current code, the new client writing the events the gate hands back', async () => {
-    const taskQueue = `caller-upgrade-${randomUUID()}`;
-    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE));
-    const { request } = await gates.create(refundBody('caller-upgrade'), { agentId: 'agent-1' });
-    const h = client.workflow.getHandle(request.request_id);
-    expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
-    await old.stop();
-    const current = await startTestWorker(storeActivities(audit), taskQueue);
-    try {
-      await gates.decide(request.request_id, approve(request.payload_sha256));
-      await gates.consume(request.request_id, 'agent-1');
-      await h.result();
-      // Opened before the baseline: it keeps the markers of its first task and records none of the baseline.
-      const patches = await patchIds(request.request_id);
-      expect(patches).toEqual(expect.arrayContaining(['audit-batch-durable-v1', 'creator-requested-event-v1']));
-      expect(patches.filter((p) => p.startsWith('gate-baseline'))).toEqual([]);
-      expect((await h.query(getAuditQuery)).map((e) => e.event_type)).toEqual(LIFECYCLE);
-      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-    } finally {
-      await current.stop();
-    }
+    const id = await finishOnCurrentCode(BEFORE, 'caller-upgrade');
+    // Opened before the baseline: it keeps the markers of its first task and records none of the baseline.
+    const patches = await patchIds(id);
+    expect(patches).toEqual(expect.arrayContaining(['audit-batch-durable-v1', 'creator-requested-event-v1']));
+    expect(patches.filter((p) => p.startsWith('gate-baseline'))).toEqual([]);
   });
 
   it('are decided by the new client on an old worker, which ignores the second argument and writes itself', async () => {
@@ -243,26 +252,11 @@ describe('gates opened on the code before caller-written events', () => {
 
 describe('gates opened on the release before audit intents', () => {
   it('finish on the current code without the final store write, the new client holding intents', async () => {
-    const taskQueue = `caller-intents-${randomUUID()}`;
-    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE_INTENTS));
-    const { request } = await gates.create(refundBody('caller-intents-upgrade'), { agentId: 'agent-1' });
-    const h = client.workflow.getHandle(request.request_id);
-    expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
-    await old.stop();
-    const current = await startTestWorker(storeActivities(audit), taskQueue);
-    try {
-      await gates.decide(request.request_id, approve(request.payload_sha256));
-      await gates.consume(request.request_id, 'agent-1');
-      await h.result();
-      // Its second baseline stays; the new path is asked on its own, at the end.
-      expect(await patchIds(request.request_id)).toEqual(['gate-baseline-v2', 'caller-recorded-events-v1']);
-      expect(await eventTypes(request.request_id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
-      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-      expect(await intentsOf(request.request_id)).toEqual([]);
-    } finally {
-      await current.stop();
-    }
+    const id = await finishOnCurrentCode(BEFORE_INTENTS, 'caller-intents-upgrade');
+    // Its second baseline stays; the new path is asked on its own, at the end.
+    expect(await patchIds(id)).toEqual(['gate-baseline-v2', 'caller-recorded-events-v1']);
+    expect(await eventTypes(id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    expect(await intentsOf(id)).toEqual([]);
   });
 
   it('are finished by a worker of that release, which ignores the intents and sends the events again', async () => {

@@ -25,6 +25,15 @@ const pathOf = (file: string): string => {
 };
 const idOf = (file: string): string => file.replace('/', '-').replace(/\.json$/, '');
 
+/** The ids of the patch markers in a history, in order. */
+function patchIdsOf(events: NonNullable<ReturnType<typeof decodeHistory>['events']>): string[] {
+  return events.flatMap((e) => {
+    const a = e.markerRecordedEventAttributes;
+    const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
+}
+
 function histories(): { workflowId: string; history: ReturnType<typeof decodeHistory> }[] {
   return files.map((f) => ({ workflowId: idOf(f), history: decodeHistory(fs.readFileSync(pathOf(f), 'utf8')) }));
 }
@@ -123,22 +132,14 @@ describe('approvalGateWorkflow replay', () => {
     expect(updates).toHaveLength(2);
     expect(writes.filter((i) => i > updates[1]!).length).toBeGreaterThanOrEqual(1);
     expect(activities('v6/approve-consume.json').filter((a) => a === 'recordAuditEvents')).toHaveLength(1);
-    const patches = events.flatMap((e) => {
-      const a = e.markerRecordedEventAttributes;
-      const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-      return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
-    });
+    const patches = patchIdsOf(events);
     expect(patches).toEqual(['gate-baseline-v1']); // the baseline stands for every earlier patch
   });
 
   it('has v8 gates under the second patch baseline, its one marker', () => {
     for (const f of files.filter((x) => x.startsWith('v8/'))) {
       const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
-      const patches = events.flatMap((e) => {
-        const a = e.markerRecordedEventAttributes;
-        const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-        return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
-      });
+      const patches = patchIdsOf(events);
       expect(patches).toEqual(['gate-baseline-v2']);
     }
   });
@@ -146,11 +147,7 @@ describe('approvalGateWorkflow replay', () => {
   it('has v9 gates under the third patch baseline; an intent-recorded lifecycle sends nothing to the store', () => {
     for (const f of files.filter((x) => x.startsWith('v9/'))) {
       const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
-      const patches = events.flatMap((e) => {
-        const a = e.markerRecordedEventAttributes;
-        const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-        return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
-      });
+      const patches = patchIdsOf(events);
       expect(patches).toEqual(['gate-baseline-v3']);
     }
     // The v8 lifecycle sent its caller-written events once more at its end; v9's callers hold intents for them.
