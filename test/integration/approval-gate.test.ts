@@ -205,6 +205,19 @@ describe('approvalGateWorkflow', () => {
   });
 });
 
+/** Starts a tool gate on `taskQueue`, approves it by update and waits for its end. */
+async function approvedToolGate(taskQueue: string) {
+  const i = toolGateInput();
+  const h = await client.workflow.start('approvalGateWorkflow', {
+    workflowId: i.payload.request_id,
+    taskQueue,
+    args: [i],
+  });
+  await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+  const final: GateState = await h.result();
+  return { h, final };
+}
+
 /** A `tool`-executor gate input whose snapshot names `book_slot` and the request's args. */
 function toolGateInput(): GateInput {
   const base = input();
@@ -315,14 +328,7 @@ describe('tool executor', () => {
       },
     });
     try {
-      const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', {
-        workflowId: i.payload.request_id,
-        taskQueue: blind.taskQueue,
-        args: [i],
-      });
-      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
-      const final: GateState = await h.result();
+      const { final } = await approvedToolGate(blind.taskQueue);
       expect(final.status).toBe('invalidated');
       expect(final.status_reason).toMatch(/could not verify the approved snapshot: database is locked/);
       expect(runs).toBe(0);
@@ -342,14 +348,7 @@ describe('tool executor', () => {
       executeTool: async () => (separate++, { content: 'ran' }),
     });
     try {
-      const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', {
-        workflowId: i.payload.request_id,
-        taskQueue: drifting.taskQueue,
-        args: [i],
-      });
-      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
-      const final: GateState = await h.result();
+      const { h, final } = await approvedToolGate(drifting.taskQueue);
       expect(final).toMatchObject({ status: 'invalidated', status_reason: 'the slot was taken' });
       expect(final.execution).toBeUndefined();
       expect(separate).toBe(0); // one activity: no separate re-check, no separate tool run
@@ -374,14 +373,7 @@ describe('tool executor', () => {
       },
     });
     try {
-      const i = toolGateInput();
-      const h = await client.workflow.start('approvalGateWorkflow', {
-        workflowId: i.payload.request_id,
-        taskQueue: failing.taskQueue,
-        args: [i],
-      });
-      await h.executeUpdate(decideUpdate, { args: [approve(i)] });
-      const final: GateState = await h.result();
+      const { h, final } = await approvedToolGate(failing.taskQueue);
       expect(final.status).toBe('consumed');
       expect(final.execution).toMatchObject({ outcome: 'failure', error: 'the booking system is closed' });
       const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
