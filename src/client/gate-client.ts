@@ -239,13 +239,9 @@ export class GateClient {
     await this.authorize(id, scope);
     const handle = this.handle(id);
     const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
-    const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
-    return this.call(id, async () => {
+    return this.update(id, updateId, async (writes) => {
       try {
-        return await this.written(
-          intent,
-          await handle.executeUpdate(decideUpdate, { args: [msg, ...this.writes(intent)], updateId }),
-        );
+        return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
       } catch (err) {
         // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
         if (
@@ -262,7 +258,6 @@ export class GateClient {
           };
           await handle.signal(recordRefusalSignal, record).catch(() => undefined);
         }
-        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent); // refused: appended nothing
         throw err;
       }
     });
@@ -280,15 +275,28 @@ export class GateClient {
     await this.authorize(id, scope);
     const msg = { consumer_id: consumerId };
     const updateId = `consume_${randomUUID()}`;
+    return this.update(id, updateId, (writes) =>
+      this.handle(id).executeUpdate(consumeUpdate, { args: [msg, ...writes], updateId }),
+    );
+  }
+
+  /**
+   * An update whose events this client writes (see `callerAudit`): the audit intent first,
+   * then `send` with the update's second argument (through `call`, which retries what the
+   * server turned away), then the events written and the intent settled. A refused update
+   * appended nothing: its intent goes.
+   */
+  private async update<T extends CallerEvents>(
+    id: string,
+    updateId: string,
+    send: (writes: [CallerWrites] | []) => Promise<T>,
+  ): Promise<Omit<T, 'audit_events'>> {
     const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
     return this.call(id, async () => {
       try {
-        return this.written(
-          intent,
-          await this.handle(id).executeUpdate(consumeUpdate, { args: [msg, ...this.writes(intent)], updateId }),
-        );
+        return await this.written(intent, await send(this.writes(intent)));
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent); // refused: appended nothing
+        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent);
         throw err;
       }
     });
