@@ -24,3 +24,42 @@ export async function historyShape(handle: WorkflowHandle): Promise<string> {
     `${count(T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)} updates`,
   ].join(', ');
 }
+
+/** Milliseconds of a history event's time. */
+function eventMs(e: temporal.api.history.v1.IHistoryEvent): number {
+  return Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+}
+
+/** Per workflow task of one execution (in order): scheduled..started (wait) and started..completed (run), ms. */
+export async function taskTimes(handle: WorkflowHandle): Promise<{ wait: number; run: number }[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const out: { wait: number; run: number }[] = [];
+  let scheduled = 0;
+  let started = 0;
+  for (const e of events) {
+    if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) scheduled = eventMs(e);
+    else if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_STARTED) started = eventMs(e);
+    else if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+      out.push({ wait: started - scheduled, run: eventMs(e) - started });
+  }
+  return out;
+}
+
+/**
+ * Medians over executions of the server's timestamps of their workflow tasks: how long
+ * the first task waited for a worker, how long it ran (poll answered .. completion
+ * received: the worker's activation and both transfers), and how long the later ones ran.
+ */
+export async function taskTimeline(handles: WorkflowHandle[]): Promise<string> {
+  const all = await Promise.all(handles.map(taskTimes));
+  const med = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length ? s[Math.floor(s.length / 2)]! : NaN;
+  };
+  const first = all.map((t) => t[0]).filter((t): t is { wait: number; run: number } => t !== undefined);
+  const later = all.flatMap((t) => t.slice(1));
+  return (
+    `first task waited ${med(first.map((t) => t.wait)).toFixed(1)} ms, ran ${med(first.map((t) => t.run)).toFixed(1)} ms; ` +
+    `later tasks waited ${med(later.map((t) => t.wait)).toFixed(1)} ms, ran ${med(later.map((t) => t.run)).toFixed(1)} ms`
+  );
+}

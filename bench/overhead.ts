@@ -17,7 +17,7 @@ import {
   type RetryCounter,
 } from './gate-requests';
 import { cpuMeter, type CpuSpent } from './cpu';
-import { historyShape } from './history-shape';
+import { historyShape, taskTimeline } from './history-shape';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent } from './stats';
 import { startBaselineWorker, startGateWorker } from './workers';
@@ -36,6 +36,8 @@ type Driver = (tag: string, i: number) => Promise<{ sample: Sample; handle: Work
 interface RunResult {
   /** One of the run's executions, for its history's shape. */
   last: WorkflowHandle;
+  /** The run's last executions (up to 30), for their tasks' timeline. */
+  recent: WorkflowHandle[];
   throughput: number;
   p50: number;
   steps: Omit<Sample, 'total'>;
@@ -106,6 +108,7 @@ async function measure(drive: Driver, n: number, c: number, tag: string, serverP
     );
   return {
     last: handles[handles.length - 1]!,
+    recent: handles.slice(-30),
     throughput: (n * 1000) / wall,
     p50: p('total'),
     steps: { create: p('create'), approve: p('approve'), consume: p('consume') },
@@ -174,6 +177,9 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
           'ms',
         )} server`;
       report.info(`overhead.external.cpu_per_lifecycle_c${c}`, `gate ${cpu('gate')}  bare ${cpu('bare')}`);
+      // Read after the timed rounds: the last round's executions, from their histories.
+      for (const kind of ['gate', 'bare'] as const)
+        report.info(`overhead.external.tasks_${kind}_c${c}`, await taskTimeline(runs[kind].at(-1)!.recent));
       if (isC1)
         for (const kind of ['gate', 'bare'] as const)
           report.info(`overhead.external.history_${kind}`, await historyShape(runs[kind][0]!.last));
