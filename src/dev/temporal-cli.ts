@@ -72,6 +72,9 @@ export function devServerArgs(o: DevServerOptions): string[] {
   else args.push('--ui-port', String(o.uiPort ?? o.port + 1000), '--ui-disable-news-fetch');
   if (o.namespace && o.namespace !== 'default') args.push('--namespace', o.namespace);
   for (const name of Object.values(SEARCH_ATTRIBUTE_NAMES)) args.push('--search-attribute', `${name}=Keyword`);
+  // The dev server turns this on; its attributes are registered above, before it serves, so
+  // no cache can miss them, and with it on every listed row re-reads the attribute metadata.
+  args.push('--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false');
   return args;
 }
 
