@@ -132,6 +132,12 @@ export function visibilityFilter(f: ListFilter): { query: string; keep: (s: Gate
     exact.push((s) => s[field] === value);
   };
   add(SEARCH_ATTRIBUTE_NAMES.status, f.status, 'status');
+  // A gate still requested or approved when its workflow closed (terminated or timed out
+  // from outside, or the run it handed over from) can take no decision: not in the queue.
+  if (f.status === 'requested' || f.status === 'approved') {
+    parts.push(`ExecutionStatus = 'Running'`);
+    exact.push((s) => !s.closed);
+  }
   add(SEARCH_ATTRIBUTE_NAMES.target, f.target, 'target');
   add(SEARCH_ATTRIBUTE_NAMES.agent, f.agentId, 'agent_id');
   return { query: parts.join(' AND '), keep: (s) => exact.every((ok) => ok(s)) };

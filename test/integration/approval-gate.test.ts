@@ -10,6 +10,7 @@ import {
   getAuditQuery,
   getGateQuery,
 } from '../../src/workflows/definitions';
+import { GateClient } from '../../src/client/gate-client';
 import { startRunStack } from '../support/run-harness';
 import { testClient } from '../support/temporal';
 
@@ -388,5 +389,19 @@ describe('tool executor', () => {
     } finally {
       await failing.stop();
     }
+  });
+
+  it('leaves a gate whose workflow was terminated while requested out of the requested queue', async () => {
+    const gates = new GateClient(client, { taskQueue: stack.worker.taskQueue });
+    const i = input();
+    const h = await start(i);
+    const id = i.payload.request_id;
+    const queued = async (): Promise<boolean> =>
+      (await gates.list({ status: 'requested', limit: 500 })).some((g) => g.request_id === id);
+    await until(queued); // its first task set GateStatus
+    await h.terminate('operator');
+    // Closed with GateStatus still `requested`: no decision can reach it, so no reviewer should see it.
+    await until(async () => !(await queued()));
+    expect((await gates.get(id)).status).toBe('requested'); // as the closed workflow's attributes say
   });
 });

@@ -1,5 +1,5 @@
 import { checkTenant, DEFAULT_TENANT, scopeOf, visibleTo } from '../../src/core/tenant';
-import { quote, scopeClauses, visibilityFilter } from '../../src/client/gate-views';
+import { quote, scopeClauses, visibilityFilter, type GateSummary } from '../../src/client/gate-views';
 
 describe('tenant ids', () => {
   it.each(['default', 'acme', 'team-7', 'a', 'x_y', 'a'.repeat(63)])('accepts %p', (t) => {
@@ -36,8 +36,19 @@ describe('visibility queries stay inside the tenant', () => {
   it('puts the tenant clause first and ANDs every filter after it', () => {
     const { query } = visibilityFilter({ scope: { tenant: 'acme' }, status: 'requested', target: 'x' });
     expect(query).toBe(
-      "WorkflowType = 'approvalGateWorkflow' AND GateTenant = 'acme' AND GateStatus = 'requested' AND GateTarget = 'x'",
+      "WorkflowType = 'approvalGateWorkflow' AND GateTenant = 'acme' AND GateStatus = 'requested' AND ExecutionStatus = 'Running' AND GateTarget = 'x'",
     );
+  });
+
+  it('lists a live status (requested, approved) only from open workflows, a final one from any', () => {
+    for (const status of ['requested', 'approved'] as const) {
+      const { query, keep } = visibilityFilter({ status });
+      expect(query).toContain(`GateStatus = '${status}' AND ExecutionStatus = 'Running'`);
+      expect(keep({ status, closed: true } as GateSummary)).toBe(false);
+      expect(keep({ status, closed: false } as GateSummary)).toBe(true);
+    }
+    for (const status of ['denied', 'expired', 'consumed', 'cancelled'] as const)
+      expect(visibilityFilter({ status }).query).not.toContain('ExecutionStatus');
   });
 
   it('lets the default tenant own workflows that carry no tenant', () => {
