@@ -3,6 +3,7 @@
 // An `info` figure beside the overhead ratios, so a change in the gate's shape shows.
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { median } from './stats';
 
 const T = temporal.api.enums.v1.EventType;
 
@@ -52,14 +53,10 @@ export async function taskTimes(handle: WorkflowHandle): Promise<{ wait: number;
  */
 export async function taskTimeline(handles: WorkflowHandle[]): Promise<string> {
   const all = await Promise.all(handles.map(taskTimes));
-  const med = (xs: number[]): number => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length ? s[Math.floor(s.length / 2)]! : NaN;
-  };
   const first = all.map((t) => t[0]).filter((t): t is { wait: number; run: number } => t !== undefined);
   const later = all.flatMap((t) => t.slice(1));
   return (
-    `first task waited ${med(first.map((t) => t.wait)).toFixed(1)} ms, ran ${med(first.map((t) => t.run)).toFixed(1)} ms; ` +
-    `later tasks waited ${med(later.map((t) => t.wait)).toFixed(1)} ms, ran ${med(later.map((t) => t.run)).toFixed(1)} ms`
+    `first task waited ${median(first.map((t) => t.wait)).toFixed(1)} ms, ran ${median(first.map((t) => t.run)).toFixed(1)} ms; ` +
+    `later tasks waited ${median(later.map((t) => t.wait)).toFixed(1)} ms, ran ${median(later.map((t) => t.run)).toFixed(1)} ms`
   );
 }

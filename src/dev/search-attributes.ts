@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
+import { sleep, until } from '../stack/processes';
 
 /**
  * After the frontend knows new attributes, how long the other services may still hold the
@@ -8,11 +9,6 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
  * (`system.namespaceCacheRefreshInterval`), and the history service validates the upserts.
  */
 const NAMESPACE_REFRESH_MS = 3000;
-
-export interface EnsureOptions {
-  /** How long to wait for the server to serve attributes it just added; default 60 s. */
-  readyTimeoutMs?: number;
-}
 
 /**
  * Registers the gate's Keyword search attributes on a server that lacks them (a
@@ -23,11 +19,7 @@ export interface EnsureOptions {
  * docs keep out of production: it made every listed row read the attribute metadata
  * from the database again (see deploy/temporal/dynamicconfig.yaml).
  */
-export async function ensureSearchAttributes(
-  address: string,
-  namespace: string,
-  options: EnsureOptions = {},
-): Promise<string[]> {
+export async function ensureSearchAttributes(address: string, namespace: string): Promise<string[]> {
   const connection = await Connection.connect({ address });
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
@@ -39,7 +31,14 @@ export async function ensureSearchAttributes(
       );
       const added = Date.now();
       await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
-      await untilServed(connection, namespace, options.readyTimeoutMs ?? 60_000);
+      await until(
+        'the server added the gate search attributes but did not serve them',
+        async () => (
+          await connection.workflowService.countWorkflowExecutions({ namespace, query: servedQuery() }),
+          true
+        ),
+        60_000,
+      );
       const rest = added + NAMESPACE_REFRESH_MS - Date.now();
       if (rest > 0) await sleep(rest);
     }
@@ -54,24 +53,4 @@ export function servedQuery(): string {
   return Object.values(SEARCH_ATTRIBUTE_NAMES)
     .map((n) => `${n} = 'approval-gate-probe'`)
     .join(' AND ');
-}
-
-async function untilServed(connection: Connection, namespace: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await connection.workflowService.countWorkflowExecutions({ namespace, query: servedQuery() });
-      return;
-    } catch (err) {
-      if (Date.now() > deadline)
-        throw new Error(
-          `the server added the gate search attributes but did not serve them within ${timeoutMs} ms: ${String(err)}`,
-        );
-      await sleep(250);
-    }
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

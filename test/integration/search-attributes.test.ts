@@ -4,6 +4,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes, servedQuery } from '../../src/dev/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
 import { GATE_STATUS, GATE_TENANT } from '../../src/workflows/definitions';
+import { waitFor } from '../support/processes';
 
 // The suite's dev server runs without system.forceSearchAttributesCacheRefreshOnRead (as
 // gate stack's server does), so attributes added at run time are served only once the
@@ -19,16 +20,10 @@ describe('ensureSearchAttributes on a namespace without the gate attributes', ()
       namespace,
       workflowExecutionRetentionPeriod: msToTs('1 day'),
     });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    await waitFor(
+      `namespace ${namespace} serves requests`,
+      async () => (await connection.workflowService.countWorkflowExecutions({ namespace, query: '' }), true),
+    );
   }, 40_000);
   afterAll(async () => connection?.close());
 
