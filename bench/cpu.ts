@@ -7,7 +7,7 @@ import fs from 'node:fs';
 const TICKS_PER_S = 100;
 
 /** utime + stime of `pid` in ms; NaN when it cannot be read (no /proc, an external server). */
-function procCpuMs(pid: number | undefined): number {
+export function procCpuMs(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

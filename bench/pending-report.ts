@@ -1,9 +1,16 @@
 // The pending section's figures and targets.
 import type { BenchConfig } from './config';
 import type { Decisions, ListTiming } from './pending-phases';
-import type { Report } from './report';
 import type { RssSampler } from './rss';
+import { fmt, type Report } from './report';
 import { percentile } from './stats';
+
+/** CPU ms per decision: the bench process (client, API), the dev server (NaN with TEMPORAL_ADDRESS), the worker process. */
+export interface DecisionCpu {
+  bench: number;
+  server: number;
+  worker: number;
+}
 
 export interface PendingResult {
   cacheSize: number;
@@ -18,6 +25,7 @@ export interface PendingResult {
   idle: Decisions;
   cached: Decisions;
   uncached: Decisions;
+  cpu: { idle: DecisionCpu; full: DecisionCpu };
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -92,6 +100,9 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     { op: '<=', value: 2 },
     ['full', 'idle'],
   );
+  const cpu = (c: DecisionCpu): string =>
+    `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker, 'ms')}`;
+  report.info('pending.decision_cpu', `per decision: full ${cpu(r.cpu.full)}; idle ${cpu(r.cpu.idle)}`);
   report.value(
     'pending.list_limit50_p95',
     r.list50.errors ? NaN : r.list50.p95,

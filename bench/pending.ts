@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
+import { cpuMeter, procCpuMs } from './cpu';
 import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
-import { reportPending } from './pending-report';
+import { reportPending, type DecisionCpu } from './pending-report';
 import { RssSampler } from './rss';
 import { waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
@@ -41,6 +42,15 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     ctx.server.check();
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
   };
+  // CPU per decision of the bench process (client and API), the dev server and the worker process.
+  const meterDecisions = (): ((n: number) => DecisionCpu) => {
+    const spent = cpuMeter(ctx.server.pid);
+    const w0 = procCpuMs(worker.pid);
+    return (n) => {
+      const c = spent();
+      return { bench: c.bench / n, server: c.server / n, worker: (procCpuMs(worker.pid) - w0) / n };
+    };
+  };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
       client,
@@ -59,7 +69,9 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await settle(idleAll, idleAll.length);
     await approveEach(gates, idleAll.slice(0, warm), check);
     await sleep(2000);
+    const idleMeter = meterDecisions();
     const idle = await approveEach(gates, idleRefs, check);
+    const idleCpu = idleMeter(idleRefs.length);
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
@@ -81,10 +93,13 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     const oldest = filled.gates.slice(0, Math.min(d, Math.max(0, filled.gates.length - d)));
     const cached: Decisions = { latencies: [], failures: [] };
     const uncached: Decisions = { latencies: [], failures: [] };
+    const fullMeter = meterDecisions();
     for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
       if (newest[i]) await approveEach(gates, [newest[i]!], check, cached);
       if (oldest[i]) await approveEach(gates, [oldest[i]!], check, uncached);
     }
+
+    const fullCpu = fullMeter(newest.length + oldest.length);
 
     // (d) lists through the API with the queue full.
     const list50 = await timeList(api, 50, cfg.listN);
@@ -102,6 +117,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       idle,
       cached,
       uncached,
+      cpu: { idle: idleCpu, full: fullCpu },
       attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
       list50,
       list500,
