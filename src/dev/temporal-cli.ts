@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
+import { StopWaiting, until } from '../stack/processes';
 
 /** The repository root (where package.json and scripts/ live). */
 export const PROJECT_ROOT = path.resolve(
@@ -78,26 +79,23 @@ export function devServerArgs(o: DevServerOptions): string[] {
   return args;
 }
 
-/** Waits until a Temporal frontend answers, or throws after `timeoutMs`. */
+/** Waits until a Temporal frontend answers, or throws after `timeoutMs` (at once when `exited` says the server is gone). */
 export async function waitForTemporal(address: string, timeoutMs = 60_000, exited?: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (exited?.()) throw new Error(`the Temporal dev server exited before it was ready (${address})`);
-    try {
+  await until(
+    `Temporal at ${address} did not become ready`,
+    async () => {
+      if (exited?.()) throw new StopWaiting(`the Temporal dev server exited before it was ready`);
       const c = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         await c.workflowService.getSystemInfo({});
-        return;
+        return true;
       } finally {
         await c.close();
       }
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
-  throw new Error(`Temporal at ${address} did not become ready in ${timeoutMs} ms: ${String(last)}`);
+    },
+    timeoutMs,
+    300,
+  );
 }
 
 /** Starts `temporal server start-dev` and resolves once it answers. */
