@@ -7,7 +7,7 @@ import fs from 'node:fs';
 const TICKS_PER_S = 100;
 
 /** utime + stime of `pid` in ms; NaN when it cannot be read (no /proc, an external server). */
-export function procCpuMs(pid: number | undefined): number {
+function procCpuMs(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -23,14 +23,19 @@ export interface CpuSpent {
   bench: number;
   /** ms of CPU of the dev server; NaN with TEMPORAL_ADDRESS. */
   server: number;
+  /** ms of CPU of a gate worker process of its own, when the meter was given its pid. */
+  worker?: number;
 }
 
-/** Starts counting; the returned function gives what was spent since. */
-export function cpuMeter(serverPid: number | undefined): () => CpuSpent {
+/** Starts counting; the returned function gives what was spent since (`worker` only with `workerPid`). */
+export function cpuMeter(serverPid: number | undefined, workerPid?: number): () => CpuSpent {
   const p0 = process.cpuUsage();
   const s0 = procCpuMs(serverPid);
+  const w0 = workerPid === undefined ? undefined : procCpuMs(workerPid);
   return () => {
     const p = process.cpuUsage(p0);
-    return { bench: (p.user + p.system) / 1000, server: procCpuMs(serverPid) - s0 };
+    const spent: CpuSpent = { bench: (p.user + p.system) / 1000, server: procCpuMs(serverPid) - s0 };
+    if (w0 !== undefined) spent.worker = procCpuMs(workerPid) - w0;
+    return spent;
   };
 }

@@ -1,16 +1,10 @@
 // The pending section's figures and targets.
 import type { BenchConfig } from './config';
+import type { CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
 import { fmt, type Report } from './report';
 import { percentile } from './stats';
-
-/** CPU ms per decision: the bench process (client, API), the dev server (NaN with TEMPORAL_ADDRESS), the worker process. */
-export interface DecisionCpu {
-  bench: number;
-  server: number;
-  worker: number;
-}
 
 export interface PendingResult {
   cacheSize: number;
@@ -25,7 +19,8 @@ export interface PendingResult {
   idle: Decisions;
   cached: Decisions;
   uncached: Decisions;
-  cpu: { idle: DecisionCpu; full: DecisionCpu };
+  /** CPU ms per decision (bench process, dev server, worker process), idle and with the queue full. */
+  cpu: { idle: CpuSpent; full: CpuSpent };
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -100,8 +95,8 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     { op: '<=', value: 2 },
     ['full', 'idle'],
   );
-  const cpu = (c: DecisionCpu): string =>
-    `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker, 'ms')}`;
+  const cpu = (c: CpuSpent): string =>
+    `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
   report.info('pending.decision_cpu', `per decision: full ${cpu(r.cpu.full)}; idle ${cpu(r.cpu.idle)}`);
   report.value(
     'pending.list_limit50_p95',

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
-import { cpuMeter, procCpuMs } from './cpu';
+import { cpuMeter, type CpuSpent } from './cpu';
 import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
-import { reportPending, type DecisionCpu } from './pending-report';
+import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
 import { waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
@@ -43,12 +43,11 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
   };
   // CPU per decision of the bench process (client and API), the dev server and the worker process.
-  const meterDecisions = (): ((n: number) => DecisionCpu) => {
-    const spent = cpuMeter(ctx.server.pid);
-    const w0 = procCpuMs(worker.pid);
+  const meterDecisions = (): ((n: number) => CpuSpent) => {
+    const spent = cpuMeter(ctx.server.pid, worker.pid);
     return (n) => {
       const c = spent();
-      return { bench: c.bench / n, server: c.server / n, worker: (procCpuMs(worker.pid) - w0) / n };
+      return { bench: c.bench / n, server: c.server / n, worker: c.worker! / n };
     };
   };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
@@ -98,7 +97,6 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       if (newest[i]) await approveEach(gates, [newest[i]!], check, cached);
       if (oldest[i]) await approveEach(gates, [oldest[i]!], check, uncached);
     }
-
     const fullCpu = fullMeter(newest.length + oldest.length);
 
     // (d) lists through the API with the queue full.
