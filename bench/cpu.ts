@@ -2,6 +2,7 @@
 // the dev server, read before and after a measurement. Unlike wall time it barely moves
 // with what else runs on the machine, so the gate's extra work shows even on a busy box.
 import fs from 'node:fs';
+import { fmt } from './report';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
@@ -38,4 +39,30 @@ export function cpuMeter(serverPid: number | undefined, workerPid?: number): () 
     if (w0 !== undefined) spent.worker = procCpuMs(workerPid) - w0;
     return spent;
   };
+}
+
+/**
+ * The highest throughput ratio (gate against bare) the CPU allows when every core is busy:
+ * the bare CPU per unit of work over the gate's, bench process and server together. A
+ * throughput ratio near it says the run was CPU-bound and only less CPU per gate moves
+ * it; one well below it says the gate waited on something else. NaN without the server's
+ * CPU (TEMPORAL_ADDRESS), which would leave out most of the cost.
+ */
+export function cpuCeiling(gate: CpuSpent, bare: CpuSpent): number {
+  const total = (c: CpuSpent): number => c.bench + c.server;
+  const r = total(bare) / total(gate);
+  return Number.isFinite(r) && r > 0 ? r : NaN;
+}
+
+/** The `*.cpu_ceiling` line: the ceiling, and what it means for the throughput ratio beside it. */
+export function ceilingText(gate: CpuSpent, bare: CpuSpent): string {
+  const c = cpuCeiling(gate, bare);
+  return Number.isFinite(c)
+    ? `${c.toFixed(2)} (bare CPU / gate CPU, bench process + server: the throughput ratio's limit when every core is busy)`
+    : 'n/a (no server CPU with TEMPORAL_ADDRESS)';
+}
+
+/** `<bench> ms bench process + <server> ms server`. */
+export function cpuText(c: CpuSpent): string {
+  return `${fmt(c.bench, 'ms')} bench process + ${fmt(c.server, 'ms')} server`;
 }
