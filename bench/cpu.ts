@@ -3,6 +3,7 @@
 // with what else runs on the machine, so the gate's extra work shows even on a busy box.
 import fs from 'node:fs';
 import { fmt } from './report';
+import { median } from './stats';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
@@ -65,4 +66,9 @@ export function ceilingText(gate: CpuSpent, bare: CpuSpent): string {
 /** `<bench> ms bench process + <server> ms server`. */
 export function cpuText(c: CpuSpent): string {
   return `${fmt(c.bench, 'ms')} bench process + ${fmt(c.server, 'ms')} server`;
+}
+
+/** The median CPU per unit of work over rounds, bench process and server each. */
+export function medianCpu(rounds: { cpu: CpuSpent }[]): CpuSpent {
+  return { bench: median(rounds.map((r) => r.cpu.bench)), server: median(rounds.map((r) => r.cpu.server)) };
 }

@@ -6,7 +6,7 @@ import { GateClient } from '../src/client/gate-client';
 import { http, startBenchApi } from './api';
 import { bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
-import { ceilingText, cpuMeter, cpuText, type CpuSpent } from './cpu';
+import { ceilingText, cpuMeter, cpuText, medianCpu, type CpuSpent } from './cpu';
 import { progress, type BenchContext } from './context';
 import { AGENT_ID, createBody } from './gate-requests';
 import { fmt } from './report';
@@ -115,15 +115,9 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       undefined,
       ['http', 'bare start'],
     );
-    const medianCpu = (xs: Round[]): CpuSpent => ({
-      bench: med(xs, (r) => r.cpu.bench),
-      server: med(xs, (r) => r.cpu.server),
-    });
-    report.info(
-      'create.cpu_per_create',
-      `http ${cpuText(medianCpu(rounds.gate))}  bare start ${cpuText(medianCpu(rounds.bare))}`,
-    );
-    report.info('create.cpu_ceiling', ceilingText(medianCpu(rounds.gate), medianCpu(rounds.bare)));
+    const [gateCpu, bareCpu] = [medianCpu(rounds.gate), medianCpu(rounds.bare)];
+    report.info('create.cpu_per_create', `http ${cpuText(gateCpu)}  bare start ${cpuText(bareCpu)}`);
+    report.info('create.cpu_ceiling', ceilingText(gateCpu, bareCpu));
     const errors = rounds.gate.reduce((s, r) => s + r.errors, 0);
     report.value(
       'create.http_errors',

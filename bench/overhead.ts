@@ -16,7 +16,7 @@ import {
   startGate,
   type RetryCounter,
 } from './gate-requests';
-import { ceilingText, cpuMeter, cpuText, type CpuSpent } from './cpu';
+import { ceilingText, cpuMeter, cpuText, medianCpu, type CpuSpent } from './cpu';
 import { historyShape, taskTimeline } from './history-shape';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent } from './stats';
@@ -168,15 +168,9 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
         `overhead.external.steps_p50_c${c}`,
         `gate ${steps(stepMed('gate'))}  bare ${steps(stepMed('bare'))}`,
       );
-      const medianCpu = (kind: Kind): CpuSpent => ({
-        bench: med(kind, (x) => x.cpu.bench),
-        server: med(kind, (x) => x.cpu.server),
-      });
-      report.info(
-        `overhead.external.cpu_per_lifecycle_c${c}`,
-        `gate ${cpuText(medianCpu('gate'))}  bare ${cpuText(medianCpu('bare'))}`,
-      );
-      if (!isC1) report.info(`overhead.external.cpu_ceiling_c${c}`, ceilingText(medianCpu('gate'), medianCpu('bare')));
+      const [gateCpu, bareCpu] = [medianCpu(runs.gate), medianCpu(runs.bare)];
+      report.info(`overhead.external.cpu_per_lifecycle_c${c}`, `gate ${cpuText(gateCpu)}  bare ${cpuText(bareCpu)}`);
+      if (!isC1) report.info(`overhead.external.cpu_ceiling_c${c}`, ceilingText(gateCpu, bareCpu));
       // Read after the timed rounds: the last round's executions, from their histories.
       for (const kind of ['gate', 'bare'] as const)
         report.info(`overhead.external.tasks_${kind}_c${c}`, await taskTimeline(runs[kind].at(-1)!.recent));
