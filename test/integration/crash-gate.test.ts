@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import Database from 'better-sqlite3';
 import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { digest } from '../../src/core/hashing';
@@ -181,6 +182,10 @@ describe('gate survives a killed Temporal server', () => {
       const input = gateInput(id, { args: { destination: 'Busan', days: 2, budget: 800_000 } }, {}, 3600);
       const handle = await ownClient.workflow.start(approvalGateWorkflow, { workflowId: id, taskQueue, args: [input] });
       await settledRequested(handle);
+      // The dev server keeps its file in WAL mode (devServerArgs): the kill below is what that mode must survive.
+      const file = new Database(dbFile, { readonly: true, fileMustExist: true });
+      expect(file.pragma('journal_mode', { simple: true })).toBe('wal');
+      file.close();
 
       await server.stop('SIGKILL');
       servers.splice(servers.indexOf(server), 1);
