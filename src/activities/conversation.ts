@@ -1,18 +1,44 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Conversation, type Message } from '../core/conversation';
 import { FailureType } from '../core/failure-types';
+import { logProblem, type ConversationByRef } from '../core/conversation-log';
 import { digest } from '../core/hashing';
 import { ConversationStore } from '../store/conversation-store';
 import type { Db } from '../store/db';
 import type { RunActivities } from './run-contracts';
 
-type ConversationActivities = Pick<RunActivities, 'saveConversation' | 'loadConversation'>;
+type ConversationActivities = Pick<
+  RunActivities,
+  'saveConversation' | 'loadConversation' | 'storeMessages' | 'loadMessages'
+>;
 
-/** Migrates `run_conversations` on `db` and returns the save/load activities over it. */
-export async function conversationActivities(db: Db): Promise<ConversationActivities> {
+/** Migrates `run_conversations` and `run_messages` on `db`; returns the store. */
+export async function openConversationStore(db: Db): Promise<ConversationStore> {
   const store = new ConversationStore(db);
   await store.migrate();
-  return createConversationActivities(store);
+  return store;
+}
+
+/** Parses stored message rows; a row that is not a message fails the run like a broken chain. */
+function parseRows(runId: string, rows: string[]): Message[] {
+  const raw: unknown = rows.map((r) => JSON.parse(r) as unknown);
+  const parsed = Conversation.safeParse(raw);
+  if (!parsed.success) throw broken(`the stored conversation of run ${runId} holds a row that is not a message`);
+  return raw as Message[];
+}
+
+/**
+ * The whole conversation a model call names: the stored prefix read back and checked
+ * against the run's hash chain, then the tail, which is written to the log first (so the
+ * next call names it by ref).
+ */
+export async function resolveConversation(store: ConversationStore, c: ConversationByRef): Promise<Message[]> {
+  const { prefix, tail } = c;
+  await store.putMessages(prefix.run_id, prefix.count, tail);
+  const stored = parseRows(prefix.run_id, await store.messages(prefix.run_id, 0, prefix.count));
+  const problem = logProblem(prefix, stored);
+  if (problem) throw broken(problem);
+  return [...stored, ...tail];
 }
 
 /**
@@ -22,6 +48,12 @@ export async function conversationActivities(db: Db): Promise<ConversationActivi
  */
 export function createConversationActivities(store: ConversationStore): ConversationActivities {
   return {
+    async storeMessages({ run_id, from, messages }) {
+      await store.putMessages(run_id, from, messages);
+    },
+    async loadMessages({ log, from, max_bytes }) {
+      return parseRows(log.run_id, await store.messages(log.run_id, from, log.count, max_bytes));
+    },
     async saveConversation({ run_id, execution, messages }) {
       const sha256 = digest(messages);
       await store.save(run_id, execution, messages, sha256);

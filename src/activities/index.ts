@@ -7,7 +7,7 @@ import { createModel as defaultCreateModel } from '../models';
 import type { Model, ModelSpec } from '../models/spec';
 import { createGateActivities } from './gate';
 import { createRunActivities } from './run';
-import { conversationActivities } from './conversation';
+import { createConversationActivities, openConversationStore, resolveConversation } from './conversation';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityOptions {
@@ -30,6 +30,8 @@ export async function createActivities(o: ActivityOptions): Promise<{
   const audit = new AuditStore(o.db);
   await audit.migrate();
   const domains = await resolveDomains(o.domains, { db: o.db });
+  // run_conversations (continue-as-new offload) and run_messages (the conversation log model calls name by ref).
+  const conversations = await openConversationStore(o.db);
   const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
   const activities = {
     ...createGateActivities({
@@ -39,8 +41,12 @@ export async function createActivities(o: ActivityOptions): Promise<{
       webhookReceivers: o.webhookUrls?.length ?? 0,
       policy: o.policy,
     }),
-    ...createRunActivities({ domains, createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)) }),
-    ...(await conversationActivities(o.db)), // migrates run_conversations (continue-as-new offload) and saves/loads it
+    ...createRunActivities({
+      domains,
+      createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)),
+      resolveConversation: (c) => resolveConversation(conversations, c),
+    }),
+    ...createConversationActivities(conversations),
   };
   return { activities, audit, domains };
 }

@@ -1,13 +1,31 @@
 import type { ConversationRef } from '../core/continuation';
+import type { ConversationByRef, ConversationLogRef } from '../core/conversation-log';
 import type { AssistantMessage, Message } from '../core/conversation';
 import type { CallPlan } from '../domain/types';
 import type { ModelSpec, ToolSpec } from '../models/spec';
 import type { DomainRef, GateActivities } from './contracts';
 
+/** The conversation inline (`messages`, runs recorded before the conversation log) or by ref (`conversation`). */
 export interface CallModelInput {
   model: ModelSpec;
-  messages: Message[];
+  messages?: Message[];
+  /** The stored prefix by ref and the new messages, which the activity writes to the log before it calls the model. */
+  conversation?: ConversationByRef;
   tools: ToolSpec[];
+}
+
+/** Messages to write to a run's conversation log at seq `from..`. */
+export interface StoreMessagesInput {
+  run_id: string;
+  from: number;
+  messages: Message[];
+}
+
+/** One page of a stored log: messages `from..` of `log`, at most `max_bytes` of them (at least one). */
+export interface LoadMessagesInput {
+  log: ConversationLogRef;
+  from: number;
+  max_bytes: number;
 }
 
 export interface PlanToolCallInput extends DomainRef {
@@ -41,4 +59,8 @@ export interface RunActivities extends Pick<GateActivities, 'executeTool' | 'rec
   saveConversation(input: SaveConversationInput): Promise<ConversationRef>;
   /** Loads a saved conversation; throws a non-retryable BrokenConversation when it is missing or differs from `ref`. */
   loadConversation(ref: ConversationRef): Promise<Message[]>;
+  /** Writes messages to the run's conversation log; a retry writes the same rows again. */
+  storeMessages(input: StoreMessagesInput): Promise<void>;
+  /** A page of the run's conversation log; the workflow checks the chain once it has every page. */
+  loadMessages(input: LoadMessagesInput): Promise<Message[]>;
 }

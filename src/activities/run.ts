@@ -4,12 +4,16 @@ import type { Model, ModelSpec } from '../models/spec';
 import { toolSpecFromZod } from '../models/spec';
 import { systemPrompt } from '../models/prompt';
 import { ModelError } from '../models/errors';
+import type { ConversationByRef } from '../core/conversation-log';
+import type { Message } from '../core/conversation';
 import type { RunActivities } from './run-contracts';
 import { withHeartbeat } from './heartbeat';
 
 export interface RunActivityDeps {
   domains: DomainRegistry;
   createModel(spec: ModelSpec): Model;
+  /** Reads a conversation named by ref (and writes its new messages to the log). */
+  resolveConversation(c: ConversationByRef): Promise<Message[]>;
 }
 
 /**
@@ -21,10 +25,17 @@ export function createRunActivities(
   deps: RunActivityDeps,
 ): Omit<
   RunActivities,
-  'executeTool' | 'recordAuditEvent' | 'resolveReviewers' | 'saveConversation' | 'loadConversation'
+  | 'executeTool'
+  | 'recordAuditEvent'
+  | 'resolveReviewers'
+  | 'saveConversation'
+  | 'loadConversation'
+  | 'storeMessages'
+  | 'loadMessages'
 > {
   return {
-    async callModel({ model, messages, tools }) {
+    async callModel({ model, messages: inline, conversation, tools }) {
+      const messages = conversation ? await deps.resolveConversation(conversation) : (inline ?? []);
       const goal = messages.find((m) => m.role === 'user')?.content ?? '';
       const withPrompt =
         messages[0]?.role === 'system'

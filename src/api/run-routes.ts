@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RunClient } from '../client/run-client';
+import { ConversationStore } from '../store/conversation-store';
 import { verifyChain } from '../core/audit';
 import type { GateConfig } from '../config';
 import { principalOf, scopeOfRequest } from './auth';
@@ -13,7 +14,11 @@ import type { RouteContext } from './server';
 export function runRoutes(cfg: Pick<GateConfig, 'taskQueue'>) {
   return (app: FastifyInstance, ctx: RouteContext): void => {
     if (!ctx.temporal) throw new Error('run routes need the Temporal client');
-    const runs = new RunClient(ctx.temporal, { taskQueue: cfg.taskQueue, domains: ctx.domains.names() });
+    const runs = new RunClient(ctx.temporal, {
+      taskQueue: cfg.taskQueue,
+      domains: ctx.domains.names(),
+      conversations: ctx.db ? new ConversationStore(ctx.db) : undefined,
+    });
 
     app.post('/v1/runs', { onRequest: ctx.requireKey('agent') }, async (req, reply) => {
       const p = principalOf(req);

@@ -9,6 +9,9 @@ import { ModelSpec } from '../models/spec';
 import { DEFAULT_TENANT, visibleTo, type Scope } from '../core/tenant';
 import { GATE_AGENT, GATE_RUN_STATUS, GATE_TENANT } from '../workflows/definitions';
 import { quote, scopeClauses, tenantOf } from './gate-views';
+import { logProblem } from '../core/conversation-log';
+import type { Message } from '../core/conversation';
+import type { ConversationStore } from '../store/conversation-store';
 import { getRunQuery, respondInteractionUpdate, type RunInput, type RunView } from '../workflows/run-definitions';
 
 /** Body of `POST /v1/runs`. */
@@ -53,8 +56,31 @@ export class RunClient {
       taskQueue: string;
       /** Domains the workers serve; a run naming another is refused (422). Unchecked when absent. */
       domains?: readonly string[];
+      /**
+       * The workers' conversation store: a run too large for one answer shows its newest
+       * messages and names the rest there (see `RunView.messages_omitted`).
+       */
+      conversations?: ConversationStore;
     },
   ) {}
+
+  /** The view with every message: the ones a large run left out of its answer are read from the conversation log and checked against its chain. */
+  private async withAllMessages(view: RunView): Promise<RunView> {
+    const { messages_omitted: omitted, conversation, ...rest } = view;
+    if (!omitted || !conversation) return view;
+    if (!this.opts.conversations)
+      throw new GateError(
+        503,
+        'conversation_unavailable',
+        `run ${view.run_id} keeps its ${omitted} earliest messages in the conversation store, which this client was not given`,
+      );
+    const older = (await this.opts.conversations.messages(conversation.run_id, 0, conversation.count)).map(
+      (r) => JSON.parse(r) as Message,
+    );
+    const problem = logProblem(conversation, older);
+    if (problem) throw new GateError(500, 'broken_conversation', problem);
+    return { ...rest, messages: [...older, ...view.messages] };
+  }
 
   /** Validates and starts a run for `agentId` in `tenant`. Throws GateError 422 on a bad body. */
   async start(
@@ -102,7 +128,7 @@ export class RunClient {
   async get(runId: string, scope?: Scope): Promise<RunView> {
     await this.runInfo(runId, scope);
     try {
-      return await this.client.workflow.getHandle(runId).query(getRunQuery);
+      return await this.withAllMessages(await this.client.workflow.getHandle(runId).query(getRunQuery));
     } catch (err) {
       throw this.mapError(err, runId);
     }
@@ -146,9 +172,11 @@ export class RunClient {
     if (!parsed.success)
       throw new GateError(422, 'invalid_response', 'the interaction response is invalid', issues(parsed.error));
     try {
-      return await this.client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, {
-        args: [interactionId, { ...parsed.data, responder_id: responderId }],
-      });
+      return await this.withAllMessages(
+        await this.client.workflow.getHandle(runId).executeUpdate(respondInteractionUpdate, {
+          args: [interactionId, { ...parsed.data, responder_id: responderId }],
+        }),
+      );
     } catch (err) {
       throw this.mapError(err, runId);
     }

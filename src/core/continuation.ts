@@ -1,4 +1,5 @@
 import type { Message } from './conversation';
+import type { ConversationLogRef } from './conversation-log';
 import { utf8Length } from './hashing';
 
 /**
@@ -14,7 +15,8 @@ export interface ContinuationLimits {
   /** History length in events after which an execution continues as new at the next turn boundary. */
   history_events: number;
   /**
-   * A conversation whose JSON is larger than this (bytes) goes to the store and the next
+   * Runs recorded before the conversation log (which always hands over by ref): a
+   * conversation whose JSON is larger than this (bytes) goes to the store and the next
    * input names it, instead of riding in the input: Temporal refuses payloads over 2 MB
    * and warns from 512 KB, and the next input also carries the model spec and audit head.
    */
@@ -23,8 +25,9 @@ export interface ContinuationLimits {
 
 /**
  * Defaults well below Temporal's limits (50 MB / 50K events per history, warnings from
- * 10 MB / 10K): every model call records the whole conversation as its input, so a
- * history grows with the square of the turns, and a short history also replays fast.
+ * 10 MB / 10K): a short history replays fast, and in runs recorded before the conversation
+ * log every model call recorded the whole conversation, so a history grew with the square
+ * of the turns.
  */
 export const DEFAULT_CONTINUATION_LIMITS: ContinuationLimits = {
   turns_per_execution: 50,
@@ -85,8 +88,12 @@ export interface ConversationRef {
   sha256: string;
 }
 
-/** How the next execution gets the conversation: in its input, or from the store by reference. */
-export type CarriedConversation = { messages: Message[] } | { stored: ConversationRef };
+/**
+ * How the next execution gets the conversation: in its input, or from the store by
+ * reference (`stored`: one row per hand-over; `log`: the run's conversation log, since
+ * the log patch).
+ */
+export type CarriedConversation = { messages: Message[] } | { stored: ConversationRef } | { log: ConversationLogRef };
 
 /** True when the conversation is too large (as JSON, in UTF-8 bytes) to carry in the next input. */
 export function mustOffload(messages: readonly Message[], limits: ContinuationLimits): boolean {

@@ -21,6 +21,8 @@ import { GATE_AGENT, GATE_RUN_STATUS } from './definitions';
 import { ERROR_CLASSES_PATCH, failureMessageOf, failureTypeOf, namedFailure, refusalFailure } from './failures';
 import { continueReasonNow, continueRun, restoreConversation, RUN_CONTINUE_AS_NEW_PATCH } from './run-continuation';
 import { runToolCall, type CallContext } from './tool-call';
+import { ConversationLog } from '../core/conversation-log';
+import { callModelByRef, restoreLog, RUN_CONVERSATION_LOG_PATCH, viewOf } from './run-conversation';
 import { observeRunEvent } from './gate-metrics';
 import {
   argsFinalizedSignal,
@@ -67,6 +69,8 @@ export const RUN_REFUSAL_CAP_PATCH = 'run-refusal-cap-v1';
 export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   // Decided once, before any command: histories recorded before it replay on the one-execution path.
   const continues = patched(RUN_CONTINUE_AS_NEW_PATCH);
+  // The conversation log, decided the same way: model calls, hand-overs and views name the stored conversation.
+  const log = continues && patched(RUN_CONVERSATION_LOG_PATCH) ? new ConversationLog(input.run_id) : undefined;
   const carried = continues ? input.continuation : undefined;
   const limits = resolveLimits(input.continue_as_new);
   const firstTurn = carried?.turns ?? 0;
@@ -108,7 +112,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     );
   };
 
-  setHandler(getRunQuery, () => view);
+  setHandler(getRunQuery, () => viewOf(view, log));
   // A flood of stray signals must not grow the run's history without bound: past the cap they are only counted.
   const capRefusals = patched(RUN_REFUSAL_CAP_PATCH);
   let refusalsRecorded = 0;
@@ -139,7 +143,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     respondInteractionUpdate,
     (id: string, response: InteractionResponse): RunView => {
       answers.set(id, response);
-      return view;
+      return viewOf(view, log);
     },
     {
       validator: (id: string, response: InteractionResponse): void => {
@@ -189,7 +193,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   };
 
   try {
-    if (carried) view.messages = await restoreConversation(carried.conversation);
+    const c = carried?.conversation;
+    // A `log` hand-over comes only from an execution on this code, so this one has its log too.
+    if (c) view.messages = 'log' in c ? await restoreLog(log!, c.log) : await restoreConversation(c);
     for (let turn = firstTurn; ; turn++) {
       if (turn >= input.max_turns)
         throw ApplicationFailure.create({
@@ -206,13 +212,12 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
         });
       // Turn boundary: the barrier appended the whole last batch, so nothing is pending and the conversation is sound.
       const reason = continues ? continueReasonNow(view, turn - firstTurn, limits) : null;
-      if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, limits });
+      if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, limits, log });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
-      const reply = await model.callModel({
-        model: input.model,
-        messages: view.messages,
-        tools: [...tools, ASK_USER_SPEC],
-      });
+      const modelInput = { model: input.model, tools: [...tools, ASK_USER_SPEC] };
+      const reply = log
+        ? await callModelByRef(log, view.messages, (i) => model.callModel(i), modelInput)
+        : await model.callModel({ ...modelInput, messages: view.messages });
       // Checked before anything runs: call ids name gates and idempotency keys.
       const replyProblems = checkReply(view.messages, reply);
       if (replyProblems.length > 0)
@@ -281,7 +286,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
         });
   }
   await trail.flush();
-  return view;
+  return viewOf(view, log);
 }
 
 /** The loop's own tool for structured questions to a person (DESIGN section 5). */

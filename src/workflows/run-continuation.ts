@@ -15,6 +15,8 @@ import {
   type ContinueReason,
 } from '../core/continuation';
 import type { Message } from '../core/conversation';
+import type { ConversationLog } from '../core/conversation-log';
+import { storeUnstored } from './run-conversation';
 import type { RunActivities } from '../activities/run-contracts';
 import type { AuditTrail } from './audit-trail';
 import type { RunInput, RunView } from './run-definitions';
@@ -39,7 +41,7 @@ const store = proxyActivities<RunActivities>({
 });
 
 /** The carried conversation, loaded from the store when the previous execution offloaded it. */
-export async function restoreConversation(c: CarriedConversation): Promise<Message[]> {
+export async function restoreConversation(c: Exclude<CarriedConversation, { log: unknown }>): Promise<Message[]> {
   return 'stored' in c ? store.loadConversation(c.stored) : c.messages;
 }
 
@@ -68,6 +70,8 @@ export interface HandOver {
   turns: number;
   reason: ContinueReason;
   limits: ContinuationLimits;
+  /** The run's conversation log (runs since RUN_CONVERSATION_LOG_PATCH): the rest is written to it and the next input names it. */
+  log?: ConversationLog;
 }
 
 /**
@@ -80,9 +84,14 @@ export interface HandOver {
 export async function continueRun(h: HandOver): Promise<never> {
   const { input, view, trail } = h;
   const execution = (view.executions ?? 1) + 1;
-  const conversation: CarriedConversation = mustOffload(view.messages, h.limits)
-    ? { stored: await store.saveConversation({ run_id: input.run_id, execution, messages: view.messages }) }
-    : { messages: view.messages };
+  let conversation: CarriedConversation;
+  if (h.log) {
+    await storeUnstored(h.log, view.messages);
+    conversation = { log: h.log.ref() };
+  } else
+    conversation = mustOffload(view.messages, h.limits)
+      ? { stored: await store.saveConversation({ run_id: input.run_id, execution, messages: view.messages }) }
+      : { messages: view.messages };
   trail.append({
     event_type: 'run.continued',
     actor_type: 'system',
@@ -94,6 +103,7 @@ export async function continueRun(h: HandOver): Promise<never> {
       reason: h.reason,
       messages: view.messages.length,
       ...('stored' in conversation ? { conversation_sha256: conversation.stored.sha256 } : {}),
+      ...('log' in conversation ? { conversation_head: conversation.log.head } : {}),
     },
   });
   await condition(allHandlersFinished);

@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AuditEvent } from '../core/audit';
 import type { CarriedConversation, ContinuationLimits } from '../core/continuation';
 import type { Message } from '../core/conversation';
+import type { ConversationLogRef } from '../core/conversation-log';
 import type { Interaction, InteractionResponse } from '../core/interaction';
 import type { ModelSpec } from '../models/spec';
 
@@ -68,6 +69,13 @@ export interface RunView {
   executions?: number;
   /** Model calls so far, across executions. */
   turns?: number;
+  /**
+   * Leading messages left out of `messages` because the whole conversation is too large
+   * for one answer (runs since the conversation log); `conversation` names them in the
+   * store. RunClient reads them back, so `GET /v1/runs/{id}` always shows every message.
+   */
+  messages_omitted?: number;
+  conversation?: ConversationLogRef;
 }
 
 /** The gate tells its run which args will really execute, before it runs the tool. */

@@ -11,7 +11,7 @@ import { testClient } from '../support/temporal';
 import { decidePending, draftAndValidate, startRunStack, submissionsOf, waitForRun } from '../support/run-harness';
 
 // agentRunWorkflow continues as new at turn boundaries: one run of 300 tool calls over
-// several executions, and a small run forced to offload its conversation at every turn.
+// several executions, and a small run that hands over its conversation log at every turn.
 
 let client: Client;
 let connection: Connection;
@@ -137,7 +137,7 @@ describe('agentRun continue-as-new', () => {
     await expectReplays(runId, v.executions!);
   }, 90_000);
 
-  it('offloads a large conversation to the store, and keeps denial memory across executions', async () => {
+  it('hands each execution the conversation log by ref, and keeps denial memory across executions', async () => {
     const submit = (id: string): ScriptedTurn => ({
       content: '',
       tool_calls: [{ id, name: 'submit_trip_request', args: {} }],
@@ -148,7 +148,7 @@ describe('agentRun continue-as-new', () => {
       submit('c4'),
       { content: 'c3 {{outcome:c3}}, c4 {{outcome:c4}}, draft {{value:c1.draft_id}}' },
     ];
-    // One turn per execution, and every conversation counts as too large to carry inline.
+    // One turn per execution; `inline_conversation_bytes: 1` would have offloaded every conversation before the log.
     const runId = await start(turns, { turns_per_execution: 1, inline_conversation_bytes: 1 }, 20);
     // The gate stays open across the boundary: the run continues only once the reviewer answered.
     await decidePending(client, runId, { decision: 'reject', reason: 'not this quarter' });
@@ -160,16 +160,17 @@ describe('agentRun continue-as-new', () => {
     expect(toolMessages(v).find((m) => m.tool_call_id === 'c4')!.content).toMatch(/already rejected/);
     expect(await submissionsOf(stack.db, runId)).toHaveLength(0);
 
-    const saved = await stack.db.query<{ execution: number }>(
-      'SELECT execution FROM run_conversations WHERE run_id = ? ORDER BY execution',
-      [runId],
-    );
-    expect(saved.map((r) => Number(r.execution))).toEqual([2, 3, 4, 5]);
+    // Every message but the final answer is in the log, once; no execution saved a conversation of its own.
+    const logged = await stack.db.query<{ seq: number }>('SELECT seq FROM run_messages WHERE run_id = ? ORDER BY seq', [
+      runId,
+    ]);
+    expect(logged.map((r) => Number(r.seq))).toEqual(v.messages.slice(0, -1).map((_, i) => i));
+    expect(await stack.db.query('SELECT execution FROM run_conversations WHERE run_id = ?', [runId])).toEqual([]);
     const { events, verified } = await runTrail(runId);
     expect(verified.ok).toBe(true);
     const continued = events.filter((e) => e.event_type === 'run.continued');
     expect(continued.map((e) => e.data.execution)).toEqual([2, 3, 4, 5]);
-    expect(continued.every((e) => typeof e.data.conversation_sha256 === 'string')).toBe(true);
+    expect(continued.every((e) => typeof e.data.conversation_head === 'string')).toBe(true);
     await expectReplays(runId, 5);
   });
 

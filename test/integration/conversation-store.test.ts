@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createConversationActivities } from '../../src/activities/conversation';
+import { createConversationActivities, resolveConversation } from '../../src/activities/conversation';
+import { chainOver } from '../../src/core/conversation-log';
 import type { Message } from '../../src/core/conversation';
 import { ConversationStore } from '../../src/store/conversation-store';
 import { openDb, openSqlite, type Db } from '../../src/store/db';
 import { skipPostgres, startPostgres } from '../support/postgres';
 
-// The continue-as-new offload of a run's conversation, on SQLite and a REAL PostgreSQL.
+// A run's conversation in the store (the continue-as-new offload, and the conversation log
+// that model calls name by ref), on SQLite and a REAL PostgreSQL.
 
 const messages: Message[] = [
   { role: 'user', content: 'Plan a trip' },
@@ -77,5 +79,39 @@ describe.each(dialects)('conversation offload store on %s', (_name, open) => {
       'run_y',
     ]);
     expect(await failureType(acts.loadConversation(ref))).toBe('BrokenConversation:true');
+  });
+
+  it('keeps a run’s conversation log by seq: writes again replace, reads stop at a gap or the byte budget', async () => {
+    const store = new ConversationStore(opened.db);
+    await acts.storeMessages({ run_id: 'run_log', from: 0, messages });
+    await acts.storeMessages({ run_id: 'run_log', from: 0, messages }); // an activity retry
+    expect(await store.messages('run_log', 0, 3)).toEqual(messages.map((m) => JSON.stringify(m)));
+    const log = { run_id: 'run_log', count: 3, head: chainOver(messages) };
+    expect(await acts.loadMessages({ log, from: 0, max_bytes: 1 << 20 })).toEqual(messages);
+    // A page holds at least one message, then stops before the budget.
+    expect(await acts.loadMessages({ log, from: 1, max_bytes: 1 })).toEqual([messages[1]]);
+    // A rewritten message replaces its row; rows past what a reader asks for are not read.
+    const rewritten = { ...messages[1]!, content: 'changed' } as Message;
+    await store.putMessages('run_log', 1, [rewritten]);
+    expect(await store.messages('run_log', 0, 2)).toEqual([JSON.stringify(messages[0]), JSON.stringify(rewritten)]);
+    // Another run's rows are its own; a gap ends the read.
+    await store.putMessages('run_gap', 0, [messages[0]!]);
+    await store.putMessages('run_gap', 2, [messages[2]!]);
+    expect(await store.messages('run_gap', 0, 3)).toHaveLength(1);
+    expect(await store.messages('run_other', 0, 3)).toEqual([]);
+  });
+
+  it('resolves a model call’s conversation: writes the tail, checks the stored prefix against its chain', async () => {
+    const store = new ConversationStore(opened.db);
+    const prefix = { run_id: 'run_call', count: 0, head: chainOver([]) };
+    expect(await resolveConversation(store, { prefix, tail: messages.slice(0, 2) })).toEqual(messages.slice(0, 2));
+    const next = { run_id: 'run_call', count: 2, head: chainOver(messages.slice(0, 2)) };
+    expect(await resolveConversation(store, { prefix: next, tail: messages.slice(2) })).toEqual(messages);
+    // A prefix the store does not hold, or holds otherwise, fails the run without retries.
+    expect(await failureType(resolveConversation(store, { prefix: { ...next, count: 5 }, tail: [] }))).toBe(
+      'BrokenConversation:true',
+    );
+    await store.putMessages('run_call', 0, [{ role: 'user', content: 'another goal' }]);
+    expect(await failureType(resolveConversation(store, { prefix: next, tail: [] }))).toBe('BrokenConversation:true');
   });
 });

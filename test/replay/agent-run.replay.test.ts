@@ -1,7 +1,14 @@
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
-import { historySet, HISTORY_VERSIONS, runHistoriesDir, type History, type HistoryVersion } from './history-codec';
+import {
+  historySet,
+  HISTORY_VERSIONS,
+  patchIdsOf,
+  runHistoriesDir,
+  type History,
+  type HistoryVersion,
+} from './history-codec';
 import { childGateIds, GATE_TYPE, pathVersions, RUN_PATHS, RUN_TYPE } from './record-histories';
 
 /**
@@ -141,6 +148,8 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v8: V8,
   // v9: runs and their tool gates as v8 (only external gates whose callers hold audit intents take the new path).
   v9: V8,
+  // v10: runs on the conversation log; their tool gates as in v9.
+  v10: V8,
 };
 
 beforeAll(installQuietRuntime);
@@ -172,6 +181,32 @@ describe('agentRunWorkflow replay', () => {
       expect(gate.has('marker:core_local_activity')).toBe(false);
       expect(gate.has('activity:executeTool')).toBe(false);
       expect(gate.has('activity:recheckSnapshot')).toBe(false);
+    }
+  });
+
+  /** The decoded input of every callModel the history scheduled. */
+  const modelInputs = (h: History): Record<string, unknown>[] =>
+    (h.events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      const data = a?.activityType?.name === 'callModel' ? a.input?.payloads?.[0]?.data : undefined;
+      return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>] : [];
+    });
+
+  it('has v10 runs on the conversation log: each model call names the stored prefix and carries only what is new', () => {
+    for (const f of files.filter((x) => x.startsWith('v10/') && x.endsWith(`.${RUN_TYPE}.json`))) {
+      const h = read(f);
+      expect(patchIdsOf(h.events ?? [])).toContain('agent-run-conversation-log-v1');
+      const inputs = modelInputs(h);
+      expect(inputs.length).toBeGreaterThan(0);
+      // The first call writes the goal; each later one names all that earlier calls wrote and carries the rest.
+      let written = 0;
+      for (const input of inputs) {
+        expect(input).not.toHaveProperty('messages');
+        const { prefix, tail } = input.conversation as { prefix: { count: number }; tail: unknown[] };
+        expect(prefix.count).toBe(written);
+        expect(tail.length).toBeGreaterThan(0);
+        written += tail.length;
+      }
     }
   });
 

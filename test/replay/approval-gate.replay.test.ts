@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleDelayedVariant, currentCode, installQuietRuntime } from './replay-support';
-import { decodeHistory, gateHistoriesDir, HISTORY_VERSIONS } from './history-codec';
+import { decodeHistory, gateHistoriesDir, HISTORY_VERSIONS, patchIdsOf } from './history-codec';
 
 /**
  * Replays checked-in approvalGate histories (recorded by `record-histories.ts`) against
@@ -24,15 +24,6 @@ const pathOf = (file: string): string => {
   return path.join(gateHistoriesDir(v), name);
 };
 const idOf = (file: string): string => file.replace('/', '-').replace(/\.json$/, '');
-
-/** The ids of the patch markers in a history, in order. */
-function patchIdsOf(events: NonNullable<ReturnType<typeof decodeHistory>['events']>): string[] {
-  return events.flatMap((e) => {
-    const a = e.markerRecordedEventAttributes;
-    const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
-  });
-}
 
 function histories(): { workflowId: string; history: ReturnType<typeof decodeHistory> }[] {
   return files.map((f) => ({ workflowId: idOf(f), history: decodeHistory(fs.readFileSync(pathOf(f), 'utf8')) }));

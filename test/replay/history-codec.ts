@@ -19,10 +19,12 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * under the rule file and in a tenant; `v8` re-checks a tool gate's snapshot inside its tool's activity
  * (`recheckAndExecuteTool`), every new gate under the second patch baseline; `v9` has the
  * caller's audit intents (`CallerWrites.recorded`, `requested_event.recorded`: an external
- * gate sends nothing to the store when it ends), every new gate under the third baseline. A set is never re-recorded or edited: a new workflow version records
+ * gate sends nothing to the store when it ends), every new gate under the third baseline; `v10` has
+ * runs on the conversation log (model calls name the stored conversation by ref, the tail
+ * inline; gates as in v9). A set is never re-recorded or edited: a new workflow version records
  * a new set beside the others, and every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9', 'v10'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */
@@ -98,4 +100,13 @@ export function historySet(versions: readonly HistoryVersion[], dirOf: (v: Histo
     decodeHistory(fs.readFileSync(path.join(dirOf(versionOf(file)), file.split('/')[1]!), 'utf8'));
   const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
   return { files, versionOf, nameOf, read, idOf };
+}
+
+/** The ids of the patch markers in a history, in order. */
+export function patchIdsOf(events: NonNullable<History['events']>): string[] {
+  return events.flatMap((e) => {
+    const a = e.markerRecordedEventAttributes;
+    const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
 }
