@@ -4,7 +4,6 @@ import {
   CancelledFailure,
   condition,
   makeContinueAsNewFunc,
-  proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -16,8 +15,7 @@ import {
 } from '../core/continuation';
 import type { Message } from '../core/conversation';
 import type { ConversationLog } from '../core/conversation-log';
-import { storeUnstored } from './run-conversation';
-import type { RunActivities } from '../activities/run-contracts';
+import { store, storeUnstored } from './run-conversation';
 import type { AuditTrail } from './audit-trail';
 import type { RunInput, RunView } from './run-definitions';
 import type { agentRunWorkflow } from './agent-run';
@@ -28,17 +26,6 @@ import type { agentRunWorkflow } from './agent-run';
  * remove while runs started before it may still be open.
  */
 export const RUN_CONTINUE_AS_NEW_PATCH = 'agent-run-continue-as-new-v1';
-
-// Store round trips ride out an outage of several minutes, like the adapter's reads.
-const store = proxyActivities<RunActivities>({
-  startToCloseTimeout: '1m',
-  retry: {
-    initialInterval: '1s',
-    maximumInterval: '1m',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: ['BrokenConversation'],
-  },
-});
 
 /** The carried conversation, loaded from the store when the previous execution offloaded it. */
 export async function restoreConversation(c: Exclude<CarriedConversation, { log: unknown }>): Promise<Message[]> {

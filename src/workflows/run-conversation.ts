@@ -19,10 +19,15 @@ import type { RunView } from './run-definitions';
  */
 export const RUN_CONVERSATION_LOG_PATCH = 'agent-run-conversation-log-v1';
 
-// Store round trips ride out an outage of several minutes, like the adapter's reads.
-const store = proxyActivities<RunActivities>({
+/** The run's store activities: round trips ride out an outage of several minutes, like the adapter's reads. */
+export const store = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 },
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '1m',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['BrokenConversation'],
+  },
 });
 
 /** Writes what the store does not hold yet of `messages` to the log, in batches, and records it. */

@@ -74,6 +74,18 @@ afterAll(async () => {
   await connection.close();
 });
 
+/** A run on the bulky model. */
+const bulkyRun = (runId: string, extra: Partial<RunInput> = {}): RunInput => ({
+  run_id: runId,
+  goal: 'Read the travel policy, at length',
+  domain: 'trip',
+  model: { kind: 'openai', model: 'bulky' },
+  agent_id: 'agent-1',
+  approval_ttl_seconds: 600,
+  max_turns: 40,
+  ...extra,
+});
+
 /** Every execution's history of the run, oldest first. */
 async function executionHistories(runId: string) {
   const out = [];
@@ -101,16 +113,7 @@ function largestPayload(histories: Awaited<ReturnType<typeof executionHistories>
 describe('agentRun conversation log', () => {
   it('runs a conversation past 2 MB: no payload carries it, the model sees all of it, GET shows every message', async () => {
     const runId = `run_${randomUUID().slice(0, 12)}`;
-    const input: RunInput = {
-      run_id: runId,
-      goal: 'Read the travel policy, at length',
-      domain: 'trip',
-      model: { kind: 'openai', model: 'bulky' },
-      agent_id: 'agent-1',
-      approval_ttl_seconds: 600,
-      max_turns: 40,
-      continue_as_new: { turns_per_execution: 5 },
-    };
+    const input = bulkyRun(runId, { continue_as_new: { turns_per_execution: 5 } });
     await client.workflow.start('agentRunWorkflow', {
       workflowId: runId,
       taskQueue: worker.taskQueue,
@@ -177,15 +180,7 @@ describe('agentRun conversation log', () => {
     let release!: () => void;
     holdFirstCall = new Promise<void>((r) => (release = r));
     const store = new ConversationStore(db);
-    const input: RunInput = {
-      run_id: runId,
-      goal: 'Read the travel policy, at length',
-      domain: 'trip',
-      model: { kind: 'openai', model: 'bulky' },
-      agent_id: 'agent-1',
-      approval_ttl_seconds: 600,
-      max_turns: 40,
-    };
+    const input = bulkyRun(runId);
     const handle = await client.workflow.start('agentRunWorkflow', {
       workflowId: runId,
       taskQueue: worker.taskQueue,
