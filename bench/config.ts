@@ -32,6 +32,12 @@ export interface BenchConfig {
   /** Use this server instead of starting one. */
   temporalAddress?: string;
   namespace: string;
+  /**
+   * Process trees counted as the server's besides the one the bench finds (the dev server it
+   * started, or the process listening on TEMPORAL_ADDRESS's port on this host): a real
+   * server's database, for example (BENCH_SERVER_PIDS, comma-separated).
+   */
+  serverPids: number[];
   /** Keep the temp dir (server log, gate.db files) after the run. */
   keepDir: boolean;
 }
@@ -66,6 +72,16 @@ function sections(raw: string | undefined): Section[] {
   return SECTIONS.filter((s) => names.includes(s)); // always in the canonical order: pending last, it fills the server
 }
 
+function pids(raw: string | undefined): number[] {
+  if (!raw?.trim()) return [];
+  return raw.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 1)
+      throw new BenchUsageError(`BENCH_SERVER_PIDS=${raw}: "${s.trim()}" is not a pid (comma-separated whole numbers)`);
+    return n;
+  });
+}
+
 /** Reads the knobs. Throws BenchUsageError naming the variable when one is malformed. */
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const devDb = env.BENCH_DEV_DB || 'memory';
@@ -85,6 +101,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     devDb,
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
+    serverPids: pids(env.BENCH_SERVER_PIDS),
     keepDir: env.BENCH_KEEP_DIR === '1',
   };
 }

@@ -1,43 +1,63 @@
 // CPU time spent, by this process (client, API and in-process workers together) and by
-// the dev server, read before and after a measurement. Unlike wall time it barely moves
+// the server's processes (bench/server-processes.ts), read before and after a measurement. Unlike wall time it barely moves
 // with what else runs on the machine, so the gate's extra work shows even on a busy box.
 import fs from 'node:fs';
 import { fmt } from './report';
+import { processTree } from './rss';
 import { median } from './stats';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
 
-/** utime + stime of `pid` in ms; NaN when it cannot be read (no /proc, an external server). */
-function procCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
+/** Fields after the parenthesised name of /proc/<pid>/stat; undefined when it cannot be read. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S; // fields 14 and 15 of stat
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return NaN;
+    return undefined;
   }
+}
+
+/**
+ * CPU ms of the process trees under `roots`: utime + stime of every live process in them,
+ * plus what the roots' children that have exited and been reaped spent (cutime + cstime),
+ * so a database backend that ends between two readings still counts. NaN without roots
+ * (a server on another host) or when a root is gone.
+ */
+export function treeCpuMs(roots: readonly number[]): number {
+  if (roots.length === 0) return NaN;
+  let ticks = 0;
+  for (const root of roots) {
+    const rf = statFields(root);
+    if (!rf) return NaN;
+    ticks += Number(rf[13]) + Number(rf[14]); // cutime, cstime: fields 16 and 17 of stat
+    for (const pid of processTree(root)) {
+      const f = pid === root ? rf : statFields(pid);
+      if (f) ticks += Number(f[11]) + Number(f[12]); // utime, stime: fields 14 and 15
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_S;
 }
 
 export interface CpuSpent {
   /** ms of CPU of this process (every thread: client, API, workers' workflow threads). */
   bench: number;
-  /** ms of CPU of the dev server; NaN with TEMPORAL_ADDRESS. */
+  /** ms of CPU of the server's processes (bench/server-processes.ts); NaN when it has none on this host. */
   server: number;
-  /** ms of CPU of a gate worker process of its own, when the meter was given its pid. */
+  /** ms of CPU of a gate worker process of its own (and its children), when the meter was given its pid. */
   worker?: number;
 }
 
 /** Starts counting; the returned function gives what was spent since (`worker` only with `workerPid`). */
-export function cpuMeter(serverPid: number | undefined, workerPid?: number): () => CpuSpent {
+export function cpuMeter(serverPids: readonly number[], workerPid?: number): () => CpuSpent {
   const p0 = process.cpuUsage();
-  const s0 = procCpuMs(serverPid);
-  const w0 = workerPid === undefined ? undefined : procCpuMs(workerPid);
+  const s0 = treeCpuMs(serverPids);
+  const w0 = workerPid === undefined ? undefined : treeCpuMs([workerPid]);
   return () => {
     const p = process.cpuUsage(p0);
-    const spent: CpuSpent = { bench: (p.user + p.system) / 1000, server: procCpuMs(serverPid) - s0 };
-    if (w0 !== undefined) spent.worker = procCpuMs(workerPid) - w0;
+    const spent: CpuSpent = { bench: (p.user + p.system) / 1000, server: treeCpuMs(serverPids) - s0 };
+    if (w0 !== undefined) spent.worker = treeCpuMs([workerPid!]) - w0;
     return spent;
   };
 }
@@ -47,7 +67,7 @@ export function cpuMeter(serverPid: number | undefined, workerPid?: number): () 
  * the bare CPU per unit of work over the gate's, bench process and server together. A
  * throughput ratio near it says the run was CPU-bound and only less CPU per gate moves
  * it; one well below it says the gate waited on something else. NaN without the server's
- * CPU (TEMPORAL_ADDRESS), which would leave out most of the cost.
+ * CPU (a server with no process on this host), which would leave out most of the cost.
  */
 export function cpuCeiling(gate: CpuSpent, bare: CpuSpent): number {
   const total = (c: CpuSpent): number => c.bench + c.server;
@@ -60,7 +80,7 @@ export function ceilingText(gate: CpuSpent, bare: CpuSpent): string {
   const c = cpuCeiling(gate, bare);
   return Number.isFinite(c)
     ? `${c.toFixed(2)} (bare CPU / gate CPU, bench process + server: the throughput ratio's limit when every core is busy)`
-    : 'n/a (no server CPU with TEMPORAL_ADDRESS)';
+    : 'n/a (no server CPU: TEMPORAL_ADDRESS names no process on this host; see BENCH_SERVER_PIDS)';
 }
 
 /** `<bench> ms bench process + <server> ms server`. */

@@ -41,7 +41,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
     const bareRound = async (tag: string, n: number): Promise<Round> => {
       const lat: number[] = [];
       const ids: string[] = [];
-      const spent = cpuMeter(ctx.server.pid);
+      const spent = cpuMeter(ctx.server.pids);
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
         const id = `bare_create_${tag}_${i}`;
         const t0 = now();
@@ -66,7 +66,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       const lat: number[] = [];
       const ids: string[] = [];
       let errors = 0;
-      const spent = cpuMeter(ctx.server.pid);
+      const spent = cpuMeter(ctx.server.pids);
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
         const t0 = now();
         const res = await http(`${api.url}/v1/approvals`, api.agentKey, 'POST', createBody(tag, i));

@@ -90,8 +90,14 @@ function drivers(
 }
 
 /** n lifecycles at concurrency c; then waits (untimed) until every workflow has closed, so runs never overlap. */
-async function measure(drive: Driver, n: number, c: number, tag: string, serverPid?: number): Promise<RunResult> {
-  const spent = cpuMeter(serverPid);
+async function measure(
+  drive: Driver,
+  n: number,
+  c: number,
+  tag: string,
+  serverPids: readonly number[],
+): Promise<RunResult> {
+  const spent = cpuMeter(serverPids);
   const samples: Sample[] = [];
   const handles: WorkflowHandle[] = [];
   const wall = await runConcurrent(n, c, async (i) => {
@@ -132,11 +138,11 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, gates, retries);
     for (const c of [1, cfg.concurrency]) {
       for (const kind of ['bare', 'gate'] as const)
-        await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`);
+        await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`, []);
       const runs: Record<Kind, RunResult[]> = { bare: [], gate: [] };
       for (let r = 0; r < cfg.rounds; r++) {
         for (const kind of ['bare', 'gate'] as const) {
-          const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`, ctx.server.pid);
+          const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`, ctx.server.pids);
           runs[kind].push(res);
           progress(
             `overhead c${c} round ${r + 1}/${cfg.rounds} ${kind}: ${fmt(res.throughput, '/s')}, lifecycle p50 ${fmt(res.p50, 'ms')} (${steps(res.steps)})`,

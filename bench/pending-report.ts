@@ -3,6 +3,7 @@ import type { BenchConfig } from './config';
 import type { CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
+import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
 import { percentile } from './stats';
 
@@ -10,8 +11,8 @@ export interface PendingResult {
   cacheSize: number;
   workerPid: number;
   workerRss: RssSampler;
-  /** The dev server's; undefined with TEMPORAL_ADDRESS. */
-  serverRss?: RssSampler;
+  /** One sampler per server process tree (bench/server-processes.ts); none for a server on another host. */
+  serverRss: (ServerProcess & { rss: RssSampler })[];
   rssAfterFill: number;
   fillMs: number;
   /** From the last start of the fill until the worker had caught up. */
@@ -19,7 +20,7 @@ export interface PendingResult {
   idle: Decisions;
   cached: Decisions;
   uncached: Decisions;
-  /** CPU ms per decision (bench process, dev server, worker process), idle and with the queue full. */
+  /** CPU ms per decision (bench process, server processes, worker process), idle and with the queue full. */
   cpu: { idle: CpuSpent; full: CpuSpent };
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
@@ -60,15 +61,26 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     { op: '<', value: 1024 },
     `(after the fill ${r.rssAfterFill.toFixed(0)} MiB, at the end ${r.workerRss.last.toFixed(0)} MiB)`,
   );
-  if (r.serverRss)
+  const [server, ...others] = r.serverRss;
+  if (server)
     report.value(
       'pending.server_rss',
-      r.serverRss.last,
+      server.rss.last,
       'MiB',
       undefined,
-      `peak ${r.serverRss.peak.toFixed(0)} MiB (the dev server started by the bench)`,
+      `peak ${server.rss.peak.toFixed(0)} MiB (pid ${server.pid}, ${server.role})`,
     );
-  else report.info('pending.server_rss', 'n/a (TEMPORAL_ADDRESS: not a process of this bench)');
+  else report.info('pending.server_rss', 'n/a (TEMPORAL_ADDRESS names no process on this host; see BENCH_SERVER_PIDS)');
+  if (others.length > 0)
+    report.info(
+      'pending.server_rss_others',
+      others
+        .map(
+          (p) => `pid ${p.pid} (${p.role}) and its children ${fmt(p.rss.last, 'MiB')}, peak ${fmt(p.rss.peak, 'MiB')}`,
+        )
+        .join('; ') +
+        " (summed per process: memory they share, such as a database's shared buffers, counts once per process)",
+    );
   const failures = [...r.idle.failures, ...r.cached.failures, ...r.uncached.failures];
   const a = r.attempted;
   report.value(

@@ -35,7 +35,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   progress('pending: starting the gate worker process');
   const worker = await spawnWorkerProcess(env);
   const workerRss = new RssSampler(worker.pid).start();
-  const serverRss = ctx.server.pid ? new RssSampler(ctx.server.pid).start() : undefined;
+  const serverRss = ctx.server.processes.map((p) => ({ ...p, rss: new RssSampler(p.pid).start() }));
   let api: BenchApi | undefined;
   const gates = apiGateClient(client, queue, env.GATE_DATA_DIR!);
   const check = (): void => {
@@ -44,7 +44,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   };
   // CPU per decision of the bench process (client and API), the dev server and the worker process.
   const meterDecisions = (): ((n: number) => CpuSpent) => {
-    const spent = cpuMeter(ctx.server.pid, worker.pid);
+    const spent = cpuMeter(ctx.server.pids, worker.pid);
     return (n) => {
       const c = spent();
       return { bench: c.bench / n, server: c.server / n, worker: c.worker! / n };
@@ -76,7 +76,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     // (b) the fill, sampling RSS every second throughout.
     const filled = await fill(client, gates, 'fill', cfg.pending, cfg.fillC, check, {
       worker: workerRss,
-      server: serverRss,
+      server: serverRss[0]?.rss,
     });
     progress('pending: waiting for the worker to catch up');
     const caughtUp = now();
@@ -103,7 +103,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     const list50 = await timeList(api, 50, cfg.listN);
     const list500 = await timeList(api, 500, cfg.listN);
     workerRss.stop();
-    serverRss?.stop();
+    serverRss.forEach((p) => p.rss.stop());
     reportPending(report, cfg, {
       cacheSize,
       workerPid: worker.pid,
@@ -122,7 +122,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     });
   } finally {
     workerRss.stop();
-    serverRss?.stop();
+    serverRss.forEach((p) => p.rss.stop());
     if (ctx.server.external)
       await terminateLeftovers(ctx, queue).catch((err) =>
         progress(`pending: cleanup on ${queue} failed: ${String(err)}`),

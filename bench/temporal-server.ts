@@ -7,13 +7,20 @@ import { ensureSearchAttributes } from '../src/dev/search-attributes';
 import { ensureTemporalCli, startDevServer } from '../src/dev/temporal-cli';
 import { stopChild, track } from './children';
 import type { BenchConfig } from './config';
+import { serverProcesses, type ServerProcess } from './server-processes';
 
 export interface BenchServer {
   address: string;
   /** For the header: what kind of server, where its state lives. */
   description: string;
-  /** The dev server's pid when the bench started it; undefined for TEMPORAL_ADDRESS. */
-  pid?: number;
+  /**
+   * The process trees whose CPU and memory count as the server's: the dev server the bench
+   * started; for TEMPORAL_ADDRESS the listener on its port when it is on this host, and
+   * BENCH_SERVER_PIDS. Empty for a server elsewhere (its figures print n/a).
+   */
+  processes: ServerProcess[];
+  /** The roots of `processes`, for the CPU meters. */
+  pids: number[];
   external: boolean;
   /** Throws when the dev server the bench started is gone (a section should stop, not wait on timeouts). */
   check(): void;
@@ -41,9 +48,15 @@ function cliVersion(cli: string): string {
 export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchServer> {
   if (cfg.temporalAddress) {
     await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
+    const processes = serverProcesses(cfg.temporalAddress, cfg.serverPids);
+    const measured = processes.length
+      ? `server processes ${processes.map((p) => `${p.pid} (${p.role})`).join(', ')}`
+      : 'no server process on this host: server CPU and RSS n/a';
     return {
       address: cfg.temporalAddress,
-      description: `TEMPORAL_ADDRESS=${cfg.temporalAddress} (namespace ${cfg.namespace})`,
+      description: `TEMPORAL_ADDRESS=${cfg.temporalAddress} (namespace ${cfg.namespace}); ${measured}`,
+      processes,
+      pids: processes.map((p) => p.pid),
       external: true,
       check: () => undefined,
       stop: async () => undefined,
@@ -59,11 +72,13 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
     logFile: path.join(dir, 'temporal.log'),
   });
   track(server.process);
+  const extra = serverProcesses(undefined, cfg.serverPids);
   await ensureSearchAttributes(server.address, cfg.namespace); // start-dev registers them too; idempotent
   return {
     address: server.address,
     description: `embedded dev server ${server.address} (temporal ${version}, ${dbFile ? `SQLite file ${dbFile}` : 'in memory'})`,
-    pid: server.process.pid,
+    processes: [{ pid: server.process.pid!, role: 'the dev server started by the bench' }, ...extra],
+    pids: [server.process.pid!, ...extra.map((p) => p.pid)],
     external: false,
     check() {
       const p = server.process;

@@ -1,0 +1,38 @@
+import { BenchUsageError, loadBenchConfig } from '../../bench/config';
+import { isLocalHost, listeningInodes } from '../../bench/server-processes';
+
+// Two listeners (ports 0x22B7 = 8887 and 0x1E35 = 7733) and a connection from 7733 that is not one.
+const TCP = [
+  '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+  '   0: 0100007F:22B7 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 825007 1 0000 100 0 0 10 0',
+  '   1: 0100007F:1E35 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 841006 2 0000 100 0 0 10 0',
+  '   2: 0100007F:1E35 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000     0        0 841999 1 0000 20 4 30 10 -1',
+  '   3: 0100007F:C350 0100007F:1E35 06 00000000:00000000 03:00000D5F 00000000     0        0 0 3 0000',
+].join('\n');
+const TCP6 = [
+  '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+  '   0: 00000000000000000000000000000000:1E35 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 900001 1 0000 100 0 0 10 0',
+].join('\n');
+
+describe('the bench finds the server it measures', () => {
+  it('reads the listening sockets of a port from /proc/net/tcp and tcp6, not its connections', () => {
+    expect(listeningInodes(TCP, 7733)).toEqual(['841006']);
+    expect(listeningInodes(TCP, 8887)).toEqual(['825007']);
+    expect(listeningInodes(TCP6, 7733)).toEqual(['900001']);
+    expect(listeningInodes(TCP, 50000)).toEqual([]); // only a TIME_WAIT connection (inode 0) uses it
+    expect(listeningInodes('', 7733)).toEqual([]);
+  });
+
+  it('counts only addresses of this machine as local', () => {
+    for (const h of ['127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0', '127.0.1.1'])
+      expect(isLocalHost(h)).toBe(true);
+    for (const h of ['temporal.example.com', '10.255.255.1', '8.8.8.8']) expect(isLocalHost(h)).toBe(false);
+  });
+
+  it('takes BENCH_SERVER_PIDS as comma-separated pids and refuses anything else', () => {
+    expect(loadBenchConfig({}).serverPids).toEqual([]);
+    expect(loadBenchConfig({ BENCH_SERVER_PIDS: '21057, 300' }).serverPids).toEqual([21057, 300]);
+    for (const bad of ['postgres', '12,', '-4', '1.5'])
+      expect(() => loadBenchConfig({ BENCH_SERVER_PIDS: bad })).toThrow(BenchUsageError);
+  });
+});
