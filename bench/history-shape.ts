@@ -60,3 +60,62 @@ export async function taskTimeline(handles: WorkflowHandle[]): Promise<string> {
     `later tasks waited ${median(later.map((t) => t.wait)).toFixed(1)} ms, ran ${median(later.map((t) => t.run)).toFixed(1)} ms`
   );
 }
+
+/**
+ * Where a decision's way to the tool went, read from one execution's history (server
+ * timestamps; the bench's clock is the same host's): offsets in ms from `sentMs` (epoch
+ * ms, when the client began to send the decision) of the first workflow task scheduled
+ * after it, that task's start and completion, and the start of the first activity it
+ * scheduled. Undefined when the history has no such task or activity.
+ */
+export interface DecisionPath {
+  scheduled: number;
+  started: number;
+  completed: number;
+  activityStarted: number;
+}
+
+/** Clock slack between the bench's `sentMs` and the server's event times (one host, two readings). */
+const SLACK_MS = 1;
+
+export function decisionPath(
+  events: readonly temporal.api.history.v1.IHistoryEvent[],
+  sentMs: number,
+): DecisionPath | undefined {
+  const at = (from: number, type: number): number =>
+    events.findIndex((e, i) => i >= from && e.eventType === type && eventMs(e) >= sentMs - SLACK_MS);
+  const scheduled = at(0, T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+  const started = scheduled < 0 ? -1 : at(scheduled, T.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+  const completed = started < 0 ? -1 : at(started, T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const activity = completed < 0 ? -1 : at(completed, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  const activityId = activity < 0 ? undefined : events[activity]!.eventId;
+  const activityStarted = events.find(
+    (e) =>
+      e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+      String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(activityId),
+  );
+  if (!activityStarted) return undefined;
+  const rel = (i: number): number => eventMs(events[i]!) - sentMs;
+  return {
+    scheduled: rel(scheduled),
+    started: rel(started),
+    completed: rel(completed),
+    activityStarted: eventMs(activityStarted) - sentMs,
+  };
+}
+
+/** Medians of decision paths, with the client's own marks (same offsets), as one line. */
+export function decisionPathText(
+  paths: readonly DecisionPath[],
+  marks: Readonly<Record<string, readonly number[]>>,
+): string {
+  if (paths.length === 0) return 'n/a (no history had a decision task and its activity)';
+  const m = (xs: readonly number[]): string => median(xs).toFixed(1);
+  const own = Object.entries(marks).map(([name, xs]) => `${name} ${m(xs)}`);
+  return (
+    `ms after the decision was sent: task scheduled ${m(paths.map((p) => p.scheduled))}, ` +
+    `started ${m(paths.map((p) => p.started))}, completed ${m(paths.map((p) => p.completed))}; ` +
+    `activity started ${m(paths.map((p) => p.activityStarted))} (server)` +
+    (own.length > 0 ? `; ${own.join(', ')}` : '')
+  );
+}

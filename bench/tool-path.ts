@@ -11,8 +11,10 @@ import { bareGoSignal, bareStatusQuery, bareToolWorkflow } from './baseline-work
 import { Closers } from './closers';
 import { dataDir, progress, type BenchContext } from './context';
 import { apiGateClient, approval } from './gate-requests';
+import { decisionPath, decisionPathText, type DecisionPath } from './history-shape';
 import { fmt } from './report';
 import { now, percentile, sleep } from './stats';
+import type { WorkflowHandle } from '@temporalio/client';
 import { preparedToolGate, startToolGateWorker } from './tool-gate';
 import { startBaselineWorker } from './workers';
 
@@ -25,6 +27,25 @@ function started(starts: Map<string, number>, key: string, t0: number): number {
   return t - t0;
 }
 
+interface Traced {
+  handle: WorkflowHandle;
+  sentMs: number;
+  marks: Record<string, number>;
+}
+
+/** Medians of the samples' decision paths (history timestamps) beside the client's own marks. */
+async function timeline(samples: readonly Traced[]): Promise<string> {
+  const paths: DecisionPath[] = [];
+  const marks: Record<string, number[]> = {};
+  for (const s of samples) {
+    const path = decisionPath((await s.handle.fetchHistory()).events ?? [], s.sentMs);
+    if (!path) continue;
+    paths.push(path);
+    for (const [k, v] of Object.entries(s.marks)) (marks[k] ??= []).push(v);
+  }
+  return decisionPathText(paths, marks);
+}
+
 export async function toolSection(ctx: BenchContext): Promise<void> {
   const { client, cfg, report } = ctx;
   const closers = new Closers();
@@ -32,6 +53,8 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     const gateWorker = closers.add(await startToolGateWorker(ctx));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
     const gates = closers.add(apiGateClient(client, gateWorker.taskQueue, dataDir(ctx, 'tool')), (g) => g.close());
+    /** Per counted sample: its execution, when the decision was sent (epoch ms) and the client's marks after it. */
+    const traced = { bare: [] as Traced[], gate: [] as Traced[] };
     const bare = async (tag: string): Promise<number> => {
       const id = `bare_tool_${tag}_${randomUUID().slice(0, 8)}`;
       const h = await client.workflow.start(bareToolWorkflow, {
@@ -44,7 +67,9 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       const t0 = now();
       await h.signal(bareGoSignal);
       await h.result();
-      return started(bareWorker.toolStarts, id, t0);
+      const toolAt = started(bareWorker.toolStarts, id, t0);
+      traced.bare.push({ handle: h, sentMs: performance.timeOrigin + t0, marks: { 'tool code began': toolAt } });
+      return toolAt;
     };
     /** Per gate sample: decision..re-check start, the re-check, re-check end..tool start. */
     const steps: { toRecheck: number; recheck: number; toTool: number }[] = [];
@@ -60,6 +85,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       const t0 = now();
       // As the API sends it: GateClient.decide, which writes the approval's event itself (CallerWrites).
       await gates.decide(requestId, approval({ id: requestId, payloadSha256: input.payload_sha256 }));
+      const answered = now() - t0;
       const final = await h.result();
       if (final.status !== 'consumed' || final.execution?.outcome !== 'success') {
         throw new Error(
@@ -69,12 +95,19 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       const toolAt = started(gateWorker.toolStarts, requestId, t0);
       const r = gateWorker.rechecks.get(session);
       if (r) steps.push({ toRecheck: r.start - t0, recheck: r.end - r.start, toTool: toolAt - (r.end - t0) });
+      traced.gate.push({
+        handle: h,
+        sentMs: performance.timeOrigin + t0,
+        marks: { 'decision answered': answered, 'tool code began': toolAt },
+      });
       return toolAt;
     };
     for (let w = 0; w < 3; w++) {
       await bare(`warm${w}`); // warm-up, not counted
       await gate(-1 - w);
     }
+    traced.bare.length = 0; // the warm-up samples are not counted
+    traced.gate.length = 0;
     const samples = { bare: [] as number[], gate: [] as number[] };
     for (let i = 0; i < cfg.toolN; i++) {
       samples.bare.push(await bare(String(i))); // interleaved, so drift in machine load hits both alike
@@ -100,6 +133,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
       'tool.gate_steps_p50',
       `decision to re-check start ${step('toRecheck')}, re-check ${step('recheck')}, re-check end to tool start ${step('toTool')}`,
     );
+    for (const kind of ['gate', 'bare'] as const) report.info(`tool.timeline_${kind}`, await timeline(traced[kind]));
     report.info(
       'tool.samples',
       `${cfg.toolN} per kind; gate: approve through GateClient.decide (the API's path), the snapshot re-check (trip store), the trip domain's execute (timed at its start); bare: signal, activity`,
