@@ -40,6 +40,13 @@ export interface BenchConfig {
   serverPids: number[];
   /** Keep the temp dir (server log, gate.db files) after the run. */
   keepDir: boolean;
+  /**
+   * The overhead section's clients. `worker`: as `gate dev` runs the API, each kind's client
+   * on its in-process worker's connection, the gate's creates eager on it (GateClient
+   * `eagerStart`); `own`: one connection of the bench's own for both kinds, as a `gate api`
+   * process of its own would reach the server (no eager start).
+   */
+  client: 'worker' | 'own';
 }
 
 /** Thrown for a malformed knob: the bench exits 2 before anything starts. */
@@ -85,6 +92,9 @@ function pids(raw: string | undefined): number[] {
 /** Reads the knobs. Throws BenchUsageError naming the variable when one is malformed. */
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const devDb = env.BENCH_DEV_DB || 'memory';
+  const client = env.BENCH_CLIENT || 'worker';
+  if (client !== 'worker' && client !== 'own')
+    throw new BenchUsageError(`BENCH_CLIENT=${client} must be worker or own`);
   if (devDb !== 'file' && devDb !== 'memory') throw new BenchUsageError(`BENCH_DEV_DB=${devDb} must be file or memory`);
   return {
     sections: sections(env.BENCH_SECTIONS),
@@ -103,5 +113,6 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     serverPids: pids(env.BENCH_SERVER_PIDS),
     keepDir: env.BENCH_KEEP_DIR === '1',
+    client,
   };
 }

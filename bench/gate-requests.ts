@@ -41,9 +41,19 @@ export interface StartedGate {
 }
 
 /** GateClient as the API configures it: the audit store of the worker in `dataDir`, no webhook receivers. */
-export function apiGateClient(client: Client, queue: string, dataDir: string): GateClient & { close(): Promise<void> } {
+export function apiGateClient(
+  client: Client,
+  queue: string,
+  dataDir: string,
+  eagerStart = false,
+): GateClient & { close(): Promise<void> } {
   const db = openSqlite(path.join(dataDir, 'gate.db'));
-  const gates = new GateClient(client, { taskQueue: queue, audit: new AuditStore(db), webhookReceivers: 0 });
+  const gates = new GateClient(client, {
+    taskQueue: queue,
+    audit: new AuditStore(db),
+    webhookReceivers: 0,
+    eagerStart,
+  });
   return Object.assign(gates, { close: () => db.close() });
 }
 

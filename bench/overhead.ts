@@ -1,7 +1,7 @@
 // Section `overhead`: the external path (create, approve by update, consume by update)
 // of the gate against a bare workflow with the same contract, at concurrency 1 and C.
 // Rounds alternate bare and gate; each figure is the median over the rounds.
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { GateClient } from '../src/client/gate-client';
 import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
@@ -46,7 +46,7 @@ interface RunResult {
 }
 
 function drivers(
-  client: Client,
+  clients: Record<Kind, Client>,
   queues: Record<Kind, string>,
   gates: GateClient,
   retries: RetryCounter,
@@ -69,7 +69,7 @@ function drivers(
     bare: (tag, i) =>
       timed(
         () =>
-          client.workflow.start(bareLifecycleWorkflow, {
+          clients.bare.workflow.start(bareLifecycleWorkflow, {
             workflowId: `bare_${tag}_${i}`,
             taskQueue: queues.bare,
             args: [{ body: createBody(tag, i) }],
@@ -81,7 +81,7 @@ function drivers(
       let gate: Awaited<ReturnType<typeof startGate>> | undefined;
       return timed(
         // GateClient's create, decide and consume, as behind the API (it writes the events the updates hand back).
-        async () => (gate = await startGate(client, gates, tag, i)).handle,
+        async () => (gate = await startGate(clients.gate, gates, tag, i)).handle,
         () => gates.decide(gate!.id, approval(gate!)),
         () => gates.consume(gate!.id, AGENT_ID),
       );
@@ -132,10 +132,19 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const gateWorker = closers.add(await startGateWorker(ctx, 'overhead'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'overhead'));
     const retries: RetryCounter = { retries: 0 };
-    const gates = closers.add(apiGateClient(ctx.client, gateWorker.taskQueue, gateWorker.env.GATE_DATA_DIR!), (g) =>
-      g.close(),
+    // BENCH_CLIENT=worker (default), as `gate dev` runs its API: each kind's client on its worker's connection.
+    const onWorker = cfg.client === 'worker';
+    const clients: Record<Kind, Client> = onWorker
+      ? {
+          bare: new Client({ connection: bareWorker.connection, namespace: cfg.namespace }),
+          gate: new Client({ connection: gateWorker.connection, namespace: cfg.namespace }),
+        }
+      : { bare: ctx.client, gate: ctx.client };
+    const gates = closers.add(
+      apiGateClient(clients.gate, gateWorker.taskQueue, gateWorker.env.GATE_DATA_DIR!, onWorker),
+      (g) => g.close(),
     );
-    const drive = drivers(ctx.client, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, gates, retries);
+    const drive = drivers(clients, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, gates, retries);
     for (const c of [1, cfg.concurrency]) {
       for (const kind of ['bare', 'gate'] as const)
         await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`, []);

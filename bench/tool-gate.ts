@@ -32,7 +32,14 @@ export type RecheckTimes = Map<string, { start: number; end: number }>;
  */
 export async function startToolGateWorker(
   ctx: BenchContext,
-): Promise<RunningWorker & { toolStarts: StartTimes; rechecks: RecheckTimes; domains: DomainRegistry }> {
+): Promise<
+  RunningWorker & {
+    toolStarts: StartTimes;
+    rechecks: RecheckTimes;
+    domains: DomainRegistry;
+    connection: NativeConnection;
+  }
+> {
   const queue = taskQueue('tool');
   const db = openSqlite(path.join(dataDir(ctx, 'tool'), 'gate.db'));
   const toolStarts: StartTimes = new Map();
@@ -69,7 +76,7 @@ export async function startToolGateWorker(
     await connection.close();
     await db.close();
   });
-  return { ...r, toolStarts, rechecks, domains };
+  return { ...r, toolStarts, rechecks, domains, connection };
 }
 
 /**

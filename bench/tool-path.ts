@@ -14,7 +14,8 @@ import { apiGateClient, approval } from './gate-requests';
 import { decisionPath, decisionPathText, type DecisionPath } from './history-shape';
 import { fmt } from './report';
 import { now, percentile, sleep } from './stats';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { preparedToolGate, startToolGateWorker } from './tool-gate';
 import { startBaselineWorker } from './workers';
 
@@ -47,17 +48,24 @@ async function timeline(samples: readonly Traced[]): Promise<string> {
 }
 
 export async function toolSection(ctx: BenchContext): Promise<void> {
-  const { client, cfg, report } = ctx;
+  const { cfg, report } = ctx;
   const closers = new Closers();
   try {
     const gateWorker = closers.add(await startToolGateWorker(ctx));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
-    const gates = closers.add(apiGateClient(client, gateWorker.taskQueue, dataDir(ctx, 'tool')), (g) => g.close());
+    // BENCH_CLIENT=worker (default), as `gate dev` runs its API: each kind's client on its worker's connection.
+    const onWorker = cfg.client === 'worker';
+    const clientOf = (connection: NativeConnection): Client =>
+      onWorker ? new Client({ connection, namespace: cfg.namespace }) : ctx.client;
+    const clients = { bare: clientOf(bareWorker.connection), gate: clientOf(gateWorker.connection) };
+    const gates = closers.add(apiGateClient(clients.gate, gateWorker.taskQueue, dataDir(ctx, 'tool'), onWorker), (g) =>
+      g.close(),
+    );
     /** Per counted sample: its execution, when the decision was sent (epoch ms) and the client's marks after it. */
     const traced = { bare: [] as Traced[], gate: [] as Traced[] };
     const bare = async (tag: string): Promise<number> => {
       const id = `bare_tool_${tag}_${randomUUID().slice(0, 8)}`;
-      const h = await client.workflow.start(bareToolWorkflow, {
+      const h = await clients.bare.workflow.start(bareToolWorkflow, {
         workflowId: id,
         taskQueue: bareWorker.taskQueue,
         args: [id],
@@ -76,7 +84,7 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
     const gate = async (i: number): Promise<number> => {
       const { requestId, input } = await preparedToolGate(gateWorker.domains, i);
       const session = input.tool!.session_id;
-      const h = await client.workflow.start<typeof approvalGateWorkflow>(
+      const h = await clients.gate.workflow.start<typeof approvalGateWorkflow>(
         GATE_WORKFLOW_TYPE,
         startOptions(requestId, input, gateWorker.taskQueue, randomUUID()),
       );

@@ -56,7 +56,7 @@ export type StartTimes = Map<string, number>;
 export async function startBaselineWorker(
   ctx: BenchContext,
   part: string,
-): Promise<RunningWorker & { toolStarts: StartTimes }> {
+): Promise<RunningWorker & { toolStarts: StartTimes; connection: NativeConnection }> {
   const queue = taskQueue(`bare-${part}`);
   const toolStarts: StartTimes = new Map();
   const activities: BareActivities = {
@@ -74,5 +74,5 @@ export async function startBaselineWorker(
     maxCachedWorkflows: loadConfig().workflowCacheSize, // the gate worker's cache size, so caching is not the difference
     activities,
   });
-  return { ...running(worker, queue, () => connection.close()), toolStarts };
+  return { ...running(worker, queue, () => connection.close()), toolStarts, connection };
 }

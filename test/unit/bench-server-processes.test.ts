@@ -36,3 +36,11 @@ describe('the bench finds the server it measures', () => {
       expect(() => loadBenchConfig({ BENCH_SERVER_PIDS: bad })).toThrow(BenchUsageError);
   });
 });
+
+describe('the overhead section clients (BENCH_CLIENT)', () => {
+  it("defaults to the workers' connections, as gate dev runs its API, and refuses other values", () => {
+    expect(loadBenchConfig({}).client).toBe('worker');
+    expect(loadBenchConfig({ BENCH_CLIENT: 'own' }).client).toBe('own');
+    expect(() => loadBenchConfig({ BENCH_CLIENT: 'grpc' })).toThrow(/BENCH_CLIENT=grpc must be worker or own/);
+  });
+});
