@@ -41,10 +41,12 @@ export interface BenchConfig {
   /** Keep the temp dir (server log, gate.db files) after the run. */
   keepDir: boolean;
   /**
-   * The overhead section's clients. `worker`: as `gate dev` runs the API, each kind's client
-   * on its in-process worker's connection, the gate's creates eager on it (GateClient
-   * `eagerStart`); `own`: one connection of the bench's own for both kinds, as a `gate api`
-   * process of its own would reach the server (no eager start).
+   * The overhead and tool sections' clients. `worker`: as `gate dev` runs the API, each
+   * kind's client on its in-process worker's connection, the gate's creates eager on it
+   * (GateClient `eagerStart`); `own`: one connection of the bench's own for both kinds, as
+   * a `gate api` process of its own reaches the server (no eager start), which is how
+   * `gate stack` runs it. Default: `worker` on the embedded dev server, `own` with
+   * TEMPORAL_ADDRESS.
    */
   client: 'worker' | 'own';
 }
@@ -92,7 +94,7 @@ function pids(raw: string | undefined): number[] {
 /** Reads the knobs. Throws BenchUsageError naming the variable when one is malformed. */
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const devDb = env.BENCH_DEV_DB || 'memory';
-  const client = env.BENCH_CLIENT || 'worker';
+  const client = env.BENCH_CLIENT || (env.TEMPORAL_ADDRESS ? 'own' : 'worker');
   if (client !== 'worker' && client !== 'own')
     throw new BenchUsageError(`BENCH_CLIENT=${client} must be worker or own`);
   if (devDb !== 'file' && devDb !== 'memory') throw new BenchUsageError(`BENCH_DEV_DB=${devDb} must be file or memory`);

@@ -132,7 +132,8 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const gateWorker = closers.add(await startGateWorker(ctx, 'overhead'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'overhead'));
     const retries: RetryCounter = { retries: 0 };
-    // BENCH_CLIENT=worker (default), as `gate dev` runs its API: each kind's client on its worker's connection.
+    // BENCH_CLIENT=worker (the dev server's default), as `gate dev` runs its API:
+    // each kind's client on its worker's connection.
     const onWorker = cfg.client === 'worker';
     const clients: Record<Kind, Client> = onWorker
       ? {

@@ -30,9 +30,7 @@ export type RecheckTimes = Map<string, { start: number; end: number }>;
  * (in a local activity, or inside the tool's activity). createGateWorker takes no domain
  * wrappers, hence this copy.
  */
-export async function startToolGateWorker(
-  ctx: BenchContext,
-): Promise<
+export async function startToolGateWorker(ctx: BenchContext): Promise<
   RunningWorker & {
     toolStarts: StartTimes;
     rechecks: RecheckTimes;

@@ -53,7 +53,8 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
   try {
     const gateWorker = closers.add(await startToolGateWorker(ctx));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
-    // BENCH_CLIENT=worker (default), as `gate dev` runs its API: each kind's client on its worker's connection.
+    // BENCH_CLIENT=worker (the dev server's default), as `gate dev` runs its API:
+    // each kind's client on its worker's connection.
     const onWorker = cfg.client === 'worker';
     const clientOf = (connection: NativeConnection): Client =>
       onWorker ? new Client({ connection, namespace: cfg.namespace }) : ctx.client;

@@ -38,8 +38,10 @@ describe('the bench finds the server it measures', () => {
 });
 
 describe('the overhead section clients (BENCH_CLIENT)', () => {
-  it("defaults to the workers' connections, as gate dev runs its API, and refuses other values", () => {
-    expect(loadBenchConfig({}).client).toBe('worker');
+  it('defaults to how the project runs the API on each server, and refuses other values', () => {
+    expect(loadBenchConfig({}).client).toBe('worker'); // embedded dev server: gate dev's one process
+    expect(loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7733' }).client).toBe('own'); // gate stack: an API process of its own
+    expect(loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7733', BENCH_CLIENT: 'worker' }).client).toBe('worker');
     expect(loadBenchConfig({ BENCH_CLIENT: 'own' }).client).toBe('own');
     expect(() => loadBenchConfig({ BENCH_CLIENT: 'grpc' })).toThrow(/BENCH_CLIENT=grpc must be worker or own/);
   });
