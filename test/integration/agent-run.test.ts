@@ -377,6 +377,8 @@ describe('agentRun', () => {
     const audit = new AuditStore(stack.db);
     await expect(gate.result()).resolves.toMatchObject({ status: 'cancelled' });
     expect((await audit.list(requestId)).map((e) => e.event_type)).toContain('approval.cancelled');
+    // The run shows `cancelled` before its last write; it closes only once `run.cancelled` is in the store.
+    await expect(client.workflow.getHandle(runId).result()).rejects.toThrow();
     expect((await audit.list(runId)).map((e) => e.event_type)).toContain('run.cancelled');
     const { decideUpdate } = await import('../../src/workflows/definitions');
     await expect(
