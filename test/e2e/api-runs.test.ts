@@ -132,7 +132,11 @@ describe('runs over HTTP', () => {
     ).toBe(200);
     const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
     expect(done.final_answer).toContain('800,000 KRW');
-    const trail = (await call('GET', `/v1/runs/${runId}/audit`, keys.reviewer)).body;
+    // The run's view says `completed` just before its last event is written: wait for that write.
+    const trail = await until(async () => {
+      const body = (await call('GET', `/v1/runs/${runId}/audit`, keys.reviewer)).body;
+      return body.events.at(-1)?.event_type === 'run.completed' ? body : undefined;
+    });
     expect(trail.verified).toBe(true);
     expect(trail.events.map((e: { event_type: string }) => e.event_type)).toEqual([
       'run.started',

@@ -54,6 +54,11 @@ async function start(turns: ScriptedTurn[], limits: RunInput['continue_as_new'],
 
 /** The run's trail as `GET /v1/runs/{id}/audit` reads it: the append-only store, verified. */
 async function runTrail(runId: string) {
+  // Once closed the run has written its last event (its view says `completed` just before that write).
+  await client.workflow
+    .getHandle(runId)
+    .result()
+    .catch(() => undefined);
   const events = await new AuditStore(stack.db).list(runId);
   return { events, verified: verifyChain(events) };
 }
