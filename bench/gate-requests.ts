@@ -3,13 +3,15 @@
 // behind the API, the client writes each gate's first audit event).
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { GateClient } from '../src/client/gate-client';
 import { isTransientRejection } from '../src/client/temporal-errors';
 import type { DecisionMessage } from '../src/core/decision';
 import { AuditStore } from '../src/store/audit-store';
 import { openSqlite } from '../src/store/db';
 import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
+import type { BenchContext } from './context';
 import { sleep } from './stats';
 
 export const AGENT_ID = 'bench-agent';
@@ -38,6 +40,15 @@ export interface StartedGate {
   id: string;
   payloadSha256: string;
   handle: WorkflowHandle<typeof approvalGateWorkflow>;
+}
+
+/**
+ * The client one kind of a section uses (BENCH_CLIENT): with `worker`, a client on that
+ * kind's in-process worker connection, as `gate dev` runs its API; with `own`, the bench's
+ * own client.
+ */
+export function sectionClient(ctx: BenchContext, connection: NativeConnection): Client {
+  return ctx.cfg.client === 'worker' ? new Client({ connection, namespace: ctx.cfg.namespace }) : ctx.client;
 }
 
 /** GateClient as the API configures it: the audit store of the worker in `dataDir`, no webhook receivers. */

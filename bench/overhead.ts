@@ -1,7 +1,7 @@
 // Section `overhead`: the external path (create, approve by update, consume by update)
 // of the gate against a bare workflow with the same contract, at concurrency 1 and C.
 // Rounds alternate bare and gate; each figure is the median over the rounds.
-import { Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { GateClient } from '../src/client/gate-client';
 import { bareApproveUpdate, bareConsumeUpdate, bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
@@ -13,6 +13,7 @@ import {
   approval,
   createBody,
   retryTransient,
+  sectionClient,
   startGate,
   type RetryCounter,
 } from './gate-requests';
@@ -132,17 +133,12 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
     const gateWorker = closers.add(await startGateWorker(ctx, 'overhead'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'overhead'));
     const retries: RetryCounter = { retries: 0 };
-    // BENCH_CLIENT=worker (the dev server's default), as `gate dev` runs its API:
-    // each kind's client on its worker's connection.
-    const onWorker = cfg.client === 'worker';
-    const clients: Record<Kind, Client> = onWorker
-      ? {
-          bare: new Client({ connection: bareWorker.connection, namespace: cfg.namespace }),
-          gate: new Client({ connection: gateWorker.connection, namespace: cfg.namespace }),
-        }
-      : { bare: ctx.client, gate: ctx.client };
+    const clients: Record<Kind, Client> = {
+      bare: sectionClient(ctx, bareWorker.connection),
+      gate: sectionClient(ctx, gateWorker.connection),
+    };
     const gates = closers.add(
-      apiGateClient(clients.gate, gateWorker.taskQueue, gateWorker.env.GATE_DATA_DIR!, onWorker),
+      apiGateClient(clients.gate, gateWorker.taskQueue, gateWorker.env.GATE_DATA_DIR!, cfg.client === 'worker'),
       (g) => g.close(),
     );
     const drive = drivers(clients, { bare: bareWorker.taskQueue, gate: gateWorker.taskQueue }, gates, retries);

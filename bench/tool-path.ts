@@ -3,6 +3,7 @@
 // executeTool. Bare: a signal -> one activity. Both activities run in this process, so
 // the decision's send time and the tool's start time come from one clock.
 import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
 import { GATE_WORKFLOW_TYPE } from '../src/client/gate-views';
 import { startOptions } from '../src/client/start-options';
 import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
@@ -10,12 +11,10 @@ import { getGateQuery } from '../src/workflows/definitions';
 import { bareGoSignal, bareStatusQuery, bareToolWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
 import { dataDir, progress, type BenchContext } from './context';
-import { apiGateClient, approval } from './gate-requests';
+import { apiGateClient, approval, sectionClient } from './gate-requests';
 import { decisionPath, decisionPathText, type DecisionPath } from './history-shape';
 import { fmt } from './report';
 import { now, percentile, sleep } from './stats';
-import { Client, type WorkflowHandle } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
 import { preparedToolGate, startToolGateWorker } from './tool-gate';
 import { startBaselineWorker } from './workers';
 
@@ -53,14 +52,13 @@ export async function toolSection(ctx: BenchContext): Promise<void> {
   try {
     const gateWorker = closers.add(await startToolGateWorker(ctx));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'tool'));
-    // BENCH_CLIENT=worker (the dev server's default), as `gate dev` runs its API:
-    // each kind's client on its worker's connection.
-    const onWorker = cfg.client === 'worker';
-    const clientOf = (connection: NativeConnection): Client =>
-      onWorker ? new Client({ connection, namespace: cfg.namespace }) : ctx.client;
-    const clients = { bare: clientOf(bareWorker.connection), gate: clientOf(gateWorker.connection) };
-    const gates = closers.add(apiGateClient(clients.gate, gateWorker.taskQueue, dataDir(ctx, 'tool'), onWorker), (g) =>
-      g.close(),
+    const clients = {
+      bare: sectionClient(ctx, bareWorker.connection),
+      gate: sectionClient(ctx, gateWorker.connection),
+    };
+    const gates = closers.add(
+      apiGateClient(clients.gate, gateWorker.taskQueue, dataDir(ctx, 'tool'), cfg.client === 'worker'),
+      (g) => g.close(),
     );
     /** Per counted sample: its execution, when the decision was sent (epoch ms) and the client's marks after it. */
     const traced = { bare: [] as Traced[], gate: [] as Traced[] };
