@@ -6,7 +6,7 @@ import { GateClient } from '../src/client/gate-client';
 import { http, startBenchApi } from './api';
 import { bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
-import { ceilingText, cpuMeter, cpuText, medianCpu, type CpuSpent } from './cpu';
+import { ceilingText, cpuMeter, cpuText, medianCpu, perUnit, threadsText, type CpuSpent } from './cpu';
 import { progress, type BenchContext } from './context';
 import { AGENT_ID, createBody } from './gate-requests';
 import { fmt } from './report';
@@ -24,8 +24,7 @@ interface Round {
 /** The CPU spent since `spent` started, per create, after the workers have run every new workflow's first task. */
 async function perCreate(spent: () => CpuSpent, n: number): Promise<CpuSpent> {
   await sleep(500); // the first tasks of the last starts (not part of the wall time, part of the cost)
-  const c = spent();
-  return { bench: c.bench / n, server: c.server / n };
+  return perUnit(spent(), n);
 }
 
 export async function createSection(ctx: BenchContext): Promise<void> {
@@ -117,6 +116,10 @@ export async function createSection(ctx: BenchContext): Promise<void> {
     );
     const [gateCpu, bareCpu] = [medianCpu(rounds.gate), medianCpu(rounds.bare)];
     report.info('create.cpu_per_create', `http ${cpuText(gateCpu)}  bare start ${cpuText(bareCpu)}`);
+    report.info(
+      'create.cpu_threads',
+      `http ${threadsText(gateCpu)}  bare start ${threadsText(bareCpu)} (the bench process, by thread)`,
+    );
     report.info('create.cpu_ceiling', ceilingText(gateCpu, bareCpu));
     const errors = rounds.gate.reduce((s, r) => s + r.errors, 0);
     report.value(

@@ -17,7 +17,7 @@ import {
   startGate,
   type RetryCounter,
 } from './gate-requests';
-import { ceilingText, cpuMeter, cpuText, medianCpu, type CpuSpent } from './cpu';
+import { ceilingText, cpuMeter, cpuText, medianCpu, perUnit, threadsText, type CpuSpent } from './cpu';
 import { historyShape, taskTimeline } from './history-shape';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent } from './stats';
@@ -119,7 +119,7 @@ async function measure(
     throughput: (n * 1000) / wall,
     p50: p('total'),
     steps: { create: p('create'), approve: p('approve'), consume: p('consume') },
-    cpu: { bench: cpu.bench / n, server: cpu.server / n },
+    cpu: perUnit(cpu, n),
   };
 }
 
@@ -182,6 +182,10 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
       );
       const [gateCpu, bareCpu] = [medianCpu(runs.gate), medianCpu(runs.bare)];
       report.info(`overhead.external.cpu_per_lifecycle_c${c}`, `gate ${cpuText(gateCpu)}  bare ${cpuText(bareCpu)}`);
+      report.info(
+        `overhead.external.cpu_threads_c${c}`,
+        `gate ${threadsText(gateCpu)}  bare ${threadsText(bareCpu)} (the bench process, by thread)`,
+      );
       if (!isC1) report.info(`overhead.external.cpu_ceiling_c${c}`, ceilingText(gateCpu, bareCpu));
       // Read after the timed rounds: the last round's executions, from their histories.
       for (const kind of ['gate', 'bare'] as const)

@@ -16,11 +16,26 @@ import path from 'node:path';
  * CommonJS build, a second copy nobody uses, or be dropped as side-effect free).
  */
 export function preloadModules(): string[] {
-  const dir = path.join(__dirname, 'workflows');
-  return [path.join(dir, __filename.endsWith('.ts') ? 'shared-libraries.ts' : 'shared-libraries.js')];
+  return [workflowModule('shared-libraries')];
 }
 
-/** Bundler options shared by the prebuilt bundle, the worker's own bundling and the tests. */
-export function workflowBundlerOptions(): { preloadModules: string[] } {
-  return { preloadModules: preloadModules() };
+/** A module of src/workflows, as source (tests, tsx) or as built (dist). */
+function workflowModule(name: string): string {
+  return path.join(__dirname, 'workflows', __filename.endsWith('.ts') ? `${name}.ts` : `${name}.js`);
+}
+
+export interface WorkflowBundleChoices {
+  /**
+   * Capture stacks for promises and errors in workflow code (`GATE_WORKFLOW_STACK_TRACES`),
+   * as the SDK does by default. Off in the gate's own workers: `src/workflows/stack-frames.ts`
+   * says why and what it costs. Plugin hosts (`approvalGatePlugin`) keep the SDK's default.
+   */
+  stackTraces?: boolean;
+}
+
+/** Bundler options of the gate's own workers: the prebuilt bundle, a worker's bundling at start, `gate stack`, tests. */
+export function workflowBundlerOptions(choices: WorkflowBundleChoices = {}): { preloadModules: string[] } {
+  return {
+    preloadModules: [...preloadModules(), ...(choices.stackTraces ? [] : [workflowModule('stack-frames')])],
+  };
 }

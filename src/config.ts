@@ -24,6 +24,12 @@ export interface GateConfig {
    * rebuilt from its (short) history when a decision arrives.
    */
   workflowCacheSize: number;
+  /**
+   * GATE_WORKFLOW_STACK_TRACES: capture stacks in workflow code as the SDK does by default
+   * (the `__stack_trace` query, frames of errors thrown there). Off by default, for the CPU
+   * (src/workflows/stack-frames.ts); when on, a worker bundles its workflows at start.
+   */
+  workflowStackTraces: boolean;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
@@ -54,6 +60,13 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+function flag(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'off') return false;
+  if (raw === '1' || raw === 'true' || raw === 'on') return true;
+  throw new Error(`${name}=${env[name]} is not one of 1, true, on, 0, false, off`);
+}
+
 /** Default `GATE_WORKFLOW_CACHE_SIZE`: see bench/README for the measurements behind it. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
@@ -77,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     webhookSecret: env.GATE_WEBHOOK_SECRET || undefined,
     databaseUrl: env.GATE_DATABASE_URL || undefined,
     workflowCacheSize: count('GATE_WORKFLOW_CACHE_SIZE', DEFAULT_WORKFLOW_CACHE_SIZE, env),
+    workflowStackTraces: flag('GATE_WORKFLOW_STACK_TRACES', env),
     workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,

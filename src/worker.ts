@@ -35,10 +35,11 @@ export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
 /**
  * Prebuilt workflow bundle (production) if present, else bundle from source at start. With
  * tracing on, always from source: the OpenTelemetry workflow interceptors must be inside the
- * bundle, and the prebuilt one is built without them (no cost when tracing is off).
+ * bundle, and the prebuilt one is built without them (no cost when tracing is off). The same
+ * with stack traces on (GATE_WORKFLOW_STACK_TRACES): the prebuilt bundle captures none.
  */
-function workflowSource(traced: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
-  if (traced) return { workflowsPath: require.resolve('./workflows') };
+function workflowSource(fromSource: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (fromSource) return { workflowsPath: require.resolve('./workflows') };
   const bundle = process.env.GATE_WORKFLOW_BUNDLE ?? path.resolve(__dirname, 'workflow-bundle.js');
   if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
   return { workflowsPath: require.resolve('./workflows') };
@@ -80,12 +81,12 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
-    ...workflowSource(!!tracing),
+    ...workflowSource(!!tracing || cfg.workflowStackTraces),
     // Client, workflow and activity spans, the workflow's exported through a sink (not on replay).
     ...(tracing
       ? { plugins: [new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor })] }
       : {}),
-    bundlerOptions: workflowBundlerOptions(),
+    bundlerOptions: workflowBundlerOptions({ stackTraces: cfg.workflowStackTraces }),
     maxCachedWorkflows: cfg.workflowCacheSize,
     activities,
   });
