@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundlerOptions } from '../src/bundle-options';
+import { stackFramesModule, workflowBundlerOptions } from '../src/bundle-options';
 
 export interface Bundles {
   gate: string;
@@ -18,8 +18,11 @@ async function write(file: string, workflowsPath: string, extra: object): Promis
   return file;
 }
 
-/** Bundles the gate workflows (unless GATE_WORKFLOW_BUNDLE names a prebuilt one) and the baselines. */
-export async function buildBundles(dir: string): Promise<Bundles> {
+/**
+ * Bundles the gate workflows (unless GATE_WORKFLOW_BUNDLE names a prebuilt one) and the
+ * baselines: with the SDK's stack capture, or with the gate workers' frame limit (`bareStacks`).
+ */
+export async function buildBundles(dir: string, bareStacks: 'sdk' | 'gate'): Promise<Bundles> {
   const given = process.env.GATE_WORKFLOW_BUNDLE;
   const gate =
     given && fs.existsSync(given)
@@ -32,7 +35,7 @@ export async function buildBundles(dir: string): Promise<Bundles> {
   const baseline = await write(
     path.join(dir, 'baseline-workflow-bundle.js'),
     require.resolve('./baseline-workflows'),
-    {},
+    bareStacks === 'gate' ? { preloadModules: [stackFramesModule()] } : {},
   );
   return { gate, baseline };
 }

@@ -49,6 +49,12 @@ export interface BenchConfig {
    * TEMPORAL_ADDRESS.
    */
   client: 'worker' | 'own';
+  /**
+   * The bare baselines' stack capture (BENCH_BARE_STACKS). `sdk` (default): the SDK's,
+   * a stack per promise, as a bare Temporal worker runs. `gate`: the gate workers' frame
+   * limit as well (src/workflows/stack-frames.ts), to price that setting on its own.
+   */
+  bareStacks: 'sdk' | 'gate';
 }
 
 /** Thrown for a malformed knob: the bench exits 2 before anything starts. */
@@ -97,6 +103,9 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   const client = env.BENCH_CLIENT || (env.TEMPORAL_ADDRESS ? 'own' : 'worker');
   if (client !== 'worker' && client !== 'own')
     throw new BenchUsageError(`BENCH_CLIENT=${client} must be worker or own`);
+  const bareStacks = env.BENCH_BARE_STACKS || 'sdk';
+  if (bareStacks !== 'sdk' && bareStacks !== 'gate')
+    throw new BenchUsageError(`BENCH_BARE_STACKS=${bareStacks} must be sdk or gate`);
   if (devDb !== 'file' && devDb !== 'memory') throw new BenchUsageError(`BENCH_DEV_DB=${devDb} must be file or memory`);
   return {
     sections: sections(env.BENCH_SECTIONS),
@@ -116,5 +125,6 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     serverPids: pids(env.BENCH_SERVER_PIDS),
     keepDir: env.BENCH_KEEP_DIR === '1',
     client,
+    bareStacks,
   };
 }

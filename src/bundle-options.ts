@@ -24,6 +24,11 @@ function workflowModule(name: string): string {
   return path.join(__dirname, 'workflows', __filename.endsWith('.ts') ? `${name}.ts` : `${name}.js`);
 }
 
+/** The preload that sets the gate workers' frame limit (src/workflows/stack-frames.ts). */
+export function stackFramesModule(): string {
+  return workflowModule('stack-frames');
+}
+
 export interface WorkflowBundleChoices {
   /**
    * Capture stacks for promises and errors in workflow code (`GATE_WORKFLOW_STACK_TRACES`),
@@ -36,6 +41,6 @@ export interface WorkflowBundleChoices {
 /** Bundler options of the gate's own workers: the prebuilt bundle, a worker's bundling at start, `gate stack`, tests. */
 export function workflowBundlerOptions(choices: WorkflowBundleChoices = {}): { preloadModules: string[] } {
   return {
-    preloadModules: [...preloadModules(), ...(choices.stackTraces ? [] : [workflowModule('stack-frames')])],
+    preloadModules: [...preloadModules(), ...(choices.stackTraces ? [] : [stackFramesModule()])],
   };
 }

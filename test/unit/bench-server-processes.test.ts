@@ -43,6 +43,9 @@ describe('the overhead section clients (BENCH_CLIENT)', () => {
     expect(loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7733' }).client).toBe('own'); // gate stack: an API process of its own
     expect(loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7733', BENCH_CLIENT: 'worker' }).client).toBe('worker');
     expect(loadBenchConfig({ BENCH_CLIENT: 'own' }).client).toBe('own');
+    expect(loadBenchConfig({}).bareStacks).toBe('sdk'); // the baselines run as a bare worker does
+    expect(loadBenchConfig({ BENCH_BARE_STACKS: 'gate' }).bareStacks).toBe('gate');
+    expect(() => loadBenchConfig({ BENCH_BARE_STACKS: 'none' })).toThrow(/BENCH_BARE_STACKS=none must be sdk or gate/);
     expect(() => loadBenchConfig({ BENCH_CLIENT: 'grpc' })).toThrow(/BENCH_CLIENT=grpc must be worker or own/);
   });
 });
