@@ -31,7 +31,8 @@ const GATE_WORKFLOWS = ['approvalGateWorkflow', 'webhookDeliveryWorkflow'] as co
  * It adds the gate's workflows to your `workflowsPath` (with a prebuilt `workflowBundle`,
  * export `approvalGateWorkflow` and `webhookDeliveryWorkflow` from `approval-gate/workflow`
  * in your workflows module instead), its activities (audit trail, webhooks), and the
- * shared-module preload of the gate's own workers. The store (SQLite under `GATE_DATA_DIR`,
+ * shared-module preload of the gate's own workers (not their frame limit,
+ * src/workflows/stack-frames.ts: your workflows keep the SDK's stack traces). The store (SQLite under `GATE_DATA_DIR`,
  * or `GATE_DATABASE_URL`) opens and migrates on the first activity; each option defaults
  * to its environment variable (`policyFile`: GATE_POLICY_FILE, the reviewer rule file the
  * gates follow, loaded and validated here). Register the gate's search attributes on your namespace
