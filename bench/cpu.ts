@@ -9,15 +9,17 @@ import { median } from './stats';
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
 
-/** Fields after the parenthesised name of /proc/<pid>/stat; undefined when it cannot be read. */
-function statFields(pid: number): string[] | undefined {
+/** Fields after the parenthesised name of a /proc stat file (a process's or a thread's); undefined when it cannot be read. */
+function statFileFields(file: string): string[] | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(file, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
+
+const statFields = (pid: number): string[] | undefined => statFileFields(`/proc/${pid}/stat`);
 
 /**
  * CPU ms of the process trees under `roots`: utime + stime of every live process in them,
@@ -68,14 +70,14 @@ function threadTicks(): Map<number, { comm: string; ticks: number }> {
     return out; // not Linux
   }
   for (const t of tids) {
+    let comm: string;
     try {
-      const comm = fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
-      const stat = fs.readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(t), { comm, ticks: Number(f[11]) + Number(f[12]) });
+      comm = fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
     } catch {
-      // the thread ended between the listing and the read
+      continue; // the thread ended between the listing and the read
     }
+    const f = statFileFields(`/proc/self/task/${t}/stat`);
+    if (f) out.set(Number(t), { comm, ticks: Number(f[11]) + Number(f[12]) }); // utime, stime
   }
   return out;
 }
@@ -83,12 +85,17 @@ function threadTicks(): Map<number, { comm: string; ticks: number }> {
 /** Threads alive when the bench began, before any worker: Node's own helpers. */
 const earlyThreads = new Set(threadTicks().keys());
 
+/** One value per thread group. */
+function byGroup(value: (g: ThreadGroup) => number): Record<ThreadGroup, number> {
+  return Object.fromEntries(THREAD_GROUPS.map((g) => [g, value(g)])) as Record<ThreadGroup, number>;
+}
+
 /** ms of CPU per thread group between two readings; threads that ended meanwhile are left out. */
 function threadGroupsMs(
   before: Map<number, { comm: string; ticks: number }>,
   after: Map<number, { comm: string; ticks: number }>,
 ): Record<ThreadGroup, number> {
-  const out: Record<ThreadGroup, number> = { main: 0, workflow: 0, core: 0, helpers: 0 };
+  const out = byGroup(() => 0);
   for (const [tid, a] of after) {
     const ticks = a.ticks - (before.get(tid)?.ticks ?? 0);
     out[threadGroup(tid, a.comm, process.pid, earlyThreads)] += (ticks * 1000) / TICKS_PER_S;
@@ -160,23 +167,15 @@ export function medianCpu(rounds: { cpu: CpuSpent }[]): CpuSpent {
     bench: median(rounds.map((r) => r.cpu.bench)),
     server: median(rounds.map((r) => r.cpu.server)),
   };
-  if (rounds.length > 0 && rounds.every((r) => r.cpu.threads)) {
-    const groups = (g: ThreadGroup): number => median(rounds.map((r) => r.cpu.threads![g]));
-    out.threads = {
-      main: groups('main'),
-      workflow: groups('workflow'),
-      core: groups('core'),
-      helpers: groups('helpers'),
-    };
-  }
+  if (rounds.length > 0 && rounds.every((r) => r.cpu.threads))
+    out.threads = byGroup((g) => median(rounds.map((r) => r.cpu.threads![g])));
   return out;
 }
 
 /** CPU per unit of work: every figure of `c` divided by `n`. */
 export function perUnit(c: CpuSpent, n: number): CpuSpent {
   const out: CpuSpent = { bench: c.bench / n, server: c.server / n };
-  if (c.threads) out.threads = { ...c.threads };
-  if (out.threads) for (const g of THREAD_GROUPS) out.threads[g] /= n;
+  if (c.threads) out.threads = byGroup((g) => c.threads![g] / n);
   if (c.worker !== undefined) out.worker = c.worker / n;
   return out;
 }

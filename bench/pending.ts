@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
-import { cpuMeter, type CpuSpent } from './cpu';
+import { cpuMeter, perUnit, type CpuSpent } from './cpu';
 import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
@@ -45,10 +45,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   // CPU per decision of the bench process (client and API), the dev server and the worker process.
   const meterDecisions = (): ((n: number) => CpuSpent) => {
     const spent = cpuMeter(ctx.server.pids, worker.pid);
-    return (n) => {
-      const c = spent();
-      return { bench: c.bench / n, server: c.server / n, worker: c.worker! / n };
-    };
+    return (n) => perUnit(spent(), n);
   };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(

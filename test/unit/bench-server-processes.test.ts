@@ -1,3 +1,4 @@
+import { medianCpu, perUnit, threadGroup } from '../../bench/cpu';
 import { BenchUsageError, loadBenchConfig } from '../../bench/config';
 import { isLocalHost, listeningInodes } from '../../bench/server-processes';
 
@@ -47,5 +48,30 @@ describe('the overhead section clients (BENCH_CLIENT)', () => {
     expect(loadBenchConfig({ BENCH_BARE_STACKS: 'gate' }).bareStacks).toBe('gate');
     expect(() => loadBenchConfig({ BENCH_BARE_STACKS: 'none' })).toThrow(/BENCH_BARE_STACKS=none must be sdk or gate/);
     expect(() => loadBenchConfig({ BENCH_CLIENT: 'grpc' })).toThrow(/BENCH_CLIENT=grpc must be worker or own/);
+  });
+});
+
+describe('the bench process split by thread (cpu_threads)', () => {
+  it('names the main thread, the SDK threads, Node helpers started first and workflow threads started later', () => {
+    const early = new Set([11, 12]);
+    expect(threadGroup(10, 'node', 10, early)).toBe('main');
+    expect(threadGroup(11, 'node', 10, early)).toBe('helpers');
+    expect(threadGroup(20, 'tokio-runtime-w', 10, early)).toBe('core');
+    expect(threadGroup(21, 'workflow-proces', 10, early)).toBe('core');
+    expect(threadGroup(30, 'node', 10, early)).toBe('workflow');
+  });
+
+  it('divides every figure of a reading per unit of work, and takes medians group by group', () => {
+    const threads = { main: 40, workflow: 20, core: 10, helpers: 30 };
+    expect(perUnit({ bench: 100, server: 50, worker: 8, threads }, 10)).toEqual({
+      bench: 10,
+      server: 5,
+      worker: 0.8,
+      threads: { main: 4, workflow: 2, core: 1, helpers: 3 },
+    });
+    const round = (m: number) => ({
+      cpu: { bench: m, server: m, threads: { main: m, workflow: 1, core: 2, helpers: 3 } },
+    });
+    expect(medianCpu([round(1), round(5), round(3)]).threads).toEqual({ main: 3, workflow: 1, core: 2, helpers: 3 });
   });
 });
