@@ -2,6 +2,7 @@
 // validation, hashing, the workflow start, eager on the in-process worker, and the
 // first audit event) against a bare `client.workflow.start` from this process, both at
 // concurrency BENCH_CREATE_C, with their workers polling. Rounds alternate; figures are medians over the rounds.
+// CPU is read, and the settled rate counted, once each kind's worker has run every first task.
 import type { Client } from '@temporalio/client';
 import { GateClient } from '../src/client/gate-client';
 import { http, startBenchApi } from './api';
