@@ -26,33 +26,13 @@ interface Round {
   cpu: CpuSpent;
 }
 
-/**
- * The CPU spent since `spent` started, per create, once the worker on `queue` has run every
- * new workflow's first task. A start whose first task waits in the queue has not paid for
- * it when it returns: that task is not part of the wall time, but it is part of the cost.
- */
-async function perCreate(
-  ctx: BenchContext,
-  queue: string,
-  ids: string[],
-  spent: () => CpuSpent,
-  n: number,
-): Promise<CpuSpent> {
-  await waitUntilSettled(ctx.client, ctx.cfg.namespace, queue, ids.slice(-8), {
-    timeoutMs: 120_000,
-    check: () => ctx.server.check(),
-  });
-  return perUnit(spent(), n);
-}
-
 /** Histories read to find when the last first task completed: the latest starts finish last. */
 const SETTLE_PROBES = 32;
 
 /**
  * When (epoch ms, the server's clock) the worker completed the first workflow task of the
- * last of `ids` to get one. A start returns before its first task runs, so calls alone can
- * outrun the worker; this is when the creates were all done. Assumes the server shares
- * this host's clock (the embedded dev server, `gate stack`).
+ * last of `ids` to get one. Assumes the server shares this host's clock (the embedded dev
+ * server, `gate stack`).
  */
 async function firstTasksDone(client: Client, ids: string[]): Promise<number> {
   const times = await Promise.all(
@@ -64,6 +44,28 @@ async function firstTasksDone(client: Client, ids: string[]): Promise<number> {
     }),
   );
   return Math.max(...times);
+}
+
+/**
+ * A round's cost and settled rate, once the worker on `queue` has run every new workflow's
+ * first task. A start returns before its first task runs: that task is not part of the
+ * calls' wall time, but it is part of the cost (CPU per create since `spent` started), and
+ * a create is done only when it has run (`settled`: creates per second from `startedAt`).
+ */
+async function settleRound(
+  ctx: BenchContext,
+  queue: string,
+  ids: string[],
+  spent: () => CpuSpent,
+  n: number,
+  startedAt: number,
+): Promise<{ cpu: CpuSpent; settled: number }> {
+  await waitUntilSettled(ctx.client, ctx.cfg.namespace, queue, ids.slice(-8), {
+    timeoutMs: 120_000,
+    check: () => ctx.server.check(),
+  });
+  const cpu = perUnit(spent(), n);
+  return { cpu, settled: (n * 1000) / ((await firstTasksDone(ctx.client, ids)) - startedAt) };
 }
 
 export async function createSection(ctx: BenchContext): Promise<void> {
@@ -92,8 +94,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
         lat.push(now() - t0);
         ids.push(id);
       });
-      const cpu = await perCreate(ctx, bareWorker.taskQueue, ids, spent, n);
-      const settled = (n * 1000) / ((await firstTasksDone(client, ids)) - startedAt);
+      const { cpu, settled } = await settleRound(ctx, bareWorker.taskQueue, ids, spent, n, startedAt);
       // Untimed: cancel them (a cancellation request; the bare workflow ends cancelled).
       await runConcurrent(
         ids.length,
@@ -118,8 +119,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
           lastError = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
         }
       });
-      const cpu = await perCreate(ctx, gateWorker.taskQueue, ids, spent, n);
-      const settled = (n * 1000) / ((await firstTasksDone(client, ids)) - startedAt);
+      const { cpu, settled } = await settleRound(ctx, gateWorker.taskQueue, ids, spent, n, startedAt);
       // Untimed: cancel them (they end `cancelled`), so the pending section's lists see only its own gates.
       await runConcurrent(ids.length, cfg.createC, (i) =>
         gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined),
