@@ -32,6 +32,7 @@ import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
 import { awaitConsume, awaitDecision, validateModification } from './gate-phases';
+import { Deadlines, LAZY_DEADLINES_PATCH } from './deadlines';
 import { runTool } from './tool-run';
 import { handOver } from './hand-over';
 import { gatePatches } from './patch-baseline';
@@ -341,14 +342,16 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   // Decided once at the start: executions recorded before it never check their history length.
   const canContinue = isPatched(GATE_CONTINUE_AS_NEW_PATCH);
   const full = (): boolean => canContinue && historyFull(input);
+  // Decided once at the start: executions recorded before it start and cancel a timer per wait.
+  const deadlines = isPatched(LAZY_DEADLINES_PATCH) ? new Deadlines() : undefined;
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
-    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full);
+    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines);
     if (full() && state.status === 'requested') await continueGate(input, state, trail, refusalsRecorded);
     publish();
     if (state.status === 'approved') {
       if (state.executor === 'external') {
-        await awaitConsume(state, input, trail, full);
+        await awaitConsume(state, input, trail, full, deadlines);
         if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
       }
       // New in the workflow executor; no recorded history has it, so no patch is needed.

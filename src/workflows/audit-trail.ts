@@ -36,7 +36,7 @@ export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
  * Patch id of caller-recorded events (`CallerWrites.recorded`, `requested_event.recorded`):
  * events whose caller recorded an audit intent before sending are not sent again when
  * the gate ends. Asked at the end, and only when every event still to send is such an
- * event; new executions have it through the gate's patch baseline (gate-baseline-v3).
+ * event; new executions have it through the gate's patch baseline (gate-baseline-v3 and later).
  */
 export const CALLER_RECORDED_PATCH = 'caller-recorded-events-v1';
 

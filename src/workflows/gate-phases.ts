@@ -4,6 +4,7 @@ import { findSecrets } from '../core/secrets';
 import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../core/gate-state';
 import type { GateActivities } from '../activities/contracts';
 import type { AuditTrail } from './audit-trail';
+import type { Deadlines } from './deadlines';
 
 // The steps of a gate that talk to the outside: validating a modification, waiting for a
 // decision, then the consume (external); the tool run (tool executor) is in tool-run.ts.
@@ -17,6 +18,15 @@ export const DOMAIN_READS = {
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
 } as const;
 const domain = proxyActivities<GateActivities>(DOMAIN_READS);
+
+/**
+ * Waits until `fn` holds (true) or the workflow clock reaches `deadline` (epoch ms): on the
+ * execution's lazy deadlines, or, for executions recorded before them, on a timer of its own.
+ */
+function waitUntil(deadlines: Deadlines | undefined, fn: () => boolean, deadline: number): Promise<boolean> {
+  return deadlines ? deadlines.until(fn, deadline) : condition(fn, deadline - Date.now());
+}
+
 /**
  * Waits for the quorum or a denial until expires_at; then fails closed. Sends the
  * escalation notice on the way (once per gate, also across executions). Returns early,
@@ -27,14 +37,15 @@ export async function awaitDecision(
   input: GateInput,
   trail: AuditTrail,
   handOver: () => boolean = () => false,
+  deadlines?: Deadlines,
 ): Promise<void> {
   const settled = (): boolean => state.status !== 'requested' && !state.busy;
   const wake = (): boolean => settled() || handOver();
   const deadline = Date.parse(state.expires_at);
   const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
   if (input.escalate_before_seconds && !escalated) {
-    const escalateIn = deadline - input.escalate_before_seconds * 1000 - Date.now();
-    if (escalateIn > 0 && !(await condition(wake, escalateIn)) && state.status === 'requested') {
+    const escalateAt = deadline - input.escalate_before_seconds * 1000;
+    if (escalateAt > Date.now() && !(await waitUntil(deadlines, wake, escalateAt)) && state.status === 'requested') {
       trail.append({
         event_type: 'approval.escalated',
         actor_type: 'system',
@@ -46,7 +57,7 @@ export async function awaitDecision(
     if (!settled() && handOver()) return;
   }
   const remaining = deadline - Date.now();
-  const decided = remaining > 0 ? await condition(wake, remaining) : settled();
+  const decided = remaining > 0 ? await waitUntil(deadlines, wake, deadline) : settled();
   if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
     applyEvent(state, 'expire', now(), 'no decision before expires_at');
@@ -70,10 +81,12 @@ export async function awaitConsume(
   input: GateInput,
   trail: AuditTrail,
   handOver: () => boolean = () => false,
+  deadlines?: Deadlines,
 ): Promise<void> {
   state.consume_deadline ??= new Date(Date.now() + input.consume_ttl_seconds * 1000).toISOString();
-  const ms = Date.parse(state.consume_deadline) - Date.now();
-  const done = ms > 0 ? await condition(() => state.status !== 'approved' || handOver(), ms) : false;
+  const deadline = Date.parse(state.consume_deadline);
+  const open = (): boolean => state.status !== 'approved' || handOver();
+  const done = deadline > Date.now() ? await waitUntil(deadlines, open, deadline) : false;
   if (state.status === 'approved' && handOver()) return;
   if (!done && state.status === 'approved') {
     applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');

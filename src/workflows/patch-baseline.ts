@@ -43,6 +43,26 @@ export const BASELINE_V2_PATCHES = ['recheck-in-tool-v1'] as const;
 /** What the third baseline adds to the second. */
 export const BASELINE_V3_PATCHES = ['caller-recorded-events-v1'] as const;
 
+/**
+ * The fourth baseline: everything of the third, and BASELINE_V4_PATCHES. New executions
+ * record this marker alone; those recorded with an earlier baseline keep theirs.
+ */
+export const GATE_BASELINE_V4_PATCH = 'gate-baseline-v4';
+
+/** What the fourth baseline adds to the third. */
+export const BASELINE_V4_PATCHES = ['gate-lazy-deadlines-v1'] as const;
+
+/** The baselines, newest first, each with every patch it stands for. */
+const BASELINES: { id: string; covers: readonly string[] }[] = [
+  {
+    id: GATE_BASELINE_V4_PATCH,
+    covers: [...BASELINE_PATCHES, ...BASELINE_V2_PATCHES, ...BASELINE_V3_PATCHES, ...BASELINE_V4_PATCHES],
+  },
+  { id: GATE_BASELINE_V3_PATCH, covers: [...BASELINE_PATCHES, ...BASELINE_V2_PATCHES, ...BASELINE_V3_PATCHES] },
+  { id: GATE_BASELINE_V2_PATCH, covers: [...BASELINE_PATCHES, ...BASELINE_V2_PATCHES] },
+  { id: GATE_BASELINE_PATCH, covers: BASELINE_PATCHES },
+];
+
 /** Answers `patched(id)` for one execution, through the baseline where it covers `id`. */
 export type Patched = (id: string) => boolean;
 
@@ -52,12 +72,7 @@ export type Patched = (id: string) => boolean;
  */
 export function gatePatches(): Patched {
   // Newest first: a history keeps the baseline it was recorded with (asking a newer one on replay answers false).
-  const covered = patched(GATE_BASELINE_V3_PATCH)
-    ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES, ...BASELINE_V3_PATCHES])
-    : patched(GATE_BASELINE_V2_PATCH)
-      ? new Set<string>([...BASELINE_PATCHES, ...BASELINE_V2_PATCHES])
-      : patched(GATE_BASELINE_PATCH)
-        ? new Set<string>(BASELINE_PATCHES)
-        : new Set<string>();
+  const baseline = BASELINES.find(({ id }) => patched(id));
+  const covered = new Set<string>(baseline?.covers ?? []);
   return (id) => covered.has(id) || patched(id);
 }

@@ -150,6 +150,8 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v9: V8,
   // v10: runs on the conversation log; their tool gates as in v9.
   v10: V8,
+  // v11: the gates' lazy deadlines (timers, not markers or activities); runs as in v10.
+  v11: V8,
 };
 
 beforeAll(installQuietRuntime);

@@ -146,6 +146,31 @@ describe('approvalGateWorkflow replay', () => {
     expect(activities('v9/approve-consume.json')).toEqual([]);
   });
 
+  it('has v11 gates under the fourth patch baseline, whose deadlines never cancel a timer', () => {
+    const timers = (f: string) => {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      const seconds = new Map(
+        events.flatMap((e) => {
+          const t = e.timerStartedEventAttributes;
+          return t ? [[t.timerId, Number(t.startToFireTimeout?.seconds ?? 0)] as const] : [];
+        }),
+      );
+      const cancelled = events.flatMap((e) =>
+        e.timerCanceledEventAttributes ? [e.timerCanceledEventAttributes.timerId] : [],
+      );
+      return { started: seconds.size, cancelled: cancelled.map((id) => seconds.get(id)) };
+    };
+    for (const f of files.filter((x) => x.startsWith('v11/'))) {
+      expect(patchIdsOf(decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [])).toEqual(['gate-baseline-v4']);
+      // Only the 3-second grace a finishing gate gives its webhook deliveries (AuditTrail.flush) is ever cancelled.
+      expect(timers(f).cancelled.filter((s) => s !== 3)).toEqual([]);
+    }
+    // The same lifecycle started a timer for the TTL and one for the (earlier) consume deadline in both
+    // versions; v10 cancelled both when the approval and the consume arrived, v11 neither.
+    expect(timers('v10/approve-consume.json')).toMatchObject({ started: 2, cancelled: [expect.any(Number), 600] });
+    expect(timers('v11/approve-consume.json')).toEqual({ started: 2, cancelled: [] });
+  });
+
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {
     const h = decodeHistory(fs.readFileSync(pathOf(file), 'utf8'));
     const events = h.events ?? [];
