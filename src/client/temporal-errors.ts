@@ -8,21 +8,45 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { google } from '@temporalio/proto';
 import { httpStatusFor } from '../core/failure-types';
 import { GateError, snakeCase } from './gate-error';
 
 const RESOURCE_EXHAUSTED = 8; // gRPC status codes
+const FAILED_PRECONDITION = 9;
 const UNAVAILABLE = 14;
 
 /**
- * True when the server turned a call away for load: its cap on in-flight updates per
- * workflow (history.maxInFlightUpdates, RESOURCE_EXHAUSTED) or an update aborted while
- * the server was busy (UNAVAILABLE), both seen with 20+ concurrent decisions. Safe to
- * retry: decisions and consumes are deduplicated or refused by the gate itself.
+ * True when the server turned a call away without applying it, so that the same call may
+ * simply be sent again: its cap on in-flight updates per workflow
+ * (history.maxInFlightUpdates, RESOURCE_EXHAUSTED) or an update aborted while the server
+ * was busy (UNAVAILABLE), both seen with 20+ concurrent decisions; or an update whose
+ * workflow task failed before it was accepted (FAILED_PRECONDITION with the server's
+ * `WorkflowNotReadyFailure`), seen when a decision met a gate handing over to its next
+ * execution under a flood of signals: the task that carried both was refused for the
+ * signals that arrived meanwhile, and the update with it. Safe to retry: decisions and
+ * consumes are deduplicated or refused by the gate itself.
  */
 export function isTransientRejection(err: unknown): boolean {
   const grpc = err instanceof ServiceError ? err.cause : err;
-  return isGrpcServiceError(grpc) && (grpc.code === RESOURCE_EXHAUSTED || grpc.code === UNAVAILABLE);
+  if (!isGrpcServiceError(grpc)) return false;
+  return grpc.code === RESOURCE_EXHAUSTED || grpc.code === UNAVAILABLE || isWorkflowNotReady(err);
+}
+
+const WORKFLOW_NOT_READY = 'temporal.api.errordetails.v1.WorkflowNotReadyFailure';
+
+/** The server's "workflow not ready" refusal: FAILED_PRECONDITION whose status details name WorkflowNotReadyFailure. */
+function isWorkflowNotReady(err: unknown): boolean {
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  if (!isGrpcServiceError(grpc) || grpc.code !== FAILED_PRECONDITION || typeof grpc.metadata?.get !== 'function')
+    return false;
+  const status = grpc.metadata.get('grpc-status-details-bin')[0];
+  if (!(status instanceof Uint8Array)) return false;
+  try {
+    return google.rpc.Status.decode(status).details.some((d) => d.type_url?.endsWith(`/${WORKFLOW_NOT_READY}`));
+  } catch {
+    return false; // details that do not decode: not the refusal this looks for
+  }
 }
 
 const NOT_FOUND = 5;
@@ -44,6 +68,7 @@ export type Existence = { exists: false } | { exists: true; status: string; clos
  * - an update refused by its validator or handler: `httpStatusFor(failure.type)`;
  * - "not found": 404 when no such gate, but 409 naming the final status when the gate
  *   exists and has closed (a late approval after expiry is a conflict, not a miss);
+ * - a gate whose workflow task kept failing through the caller's retries: 503 `gate_unavailable`;
  * - the server's in-flight limits still full after the caller's retries: 503 `gate_busy`;
  * - an update nobody accepted in time: 503, safe to retry with the same decision id.
  */
@@ -62,6 +87,13 @@ export async function explain(err: unknown, requestId: string, lookup: () => Pro
     return closedConflict(requestId, e.status);
   }
   if (err instanceof QueryNotRegisteredError) return notFound(requestId); // a workflow, but not a gate
+  if (isWorkflowNotReady(err)) {
+    return new GateError(
+      503,
+      'gate_unavailable',
+      `${requestId} could not take the call: its workflow task failed (a worker error, or a hand-over to its next execution); retry (a decision with the same decision_id is applied once)`,
+    );
+  }
   if (isTransientRejection(err)) {
     return new GateError(
       503,
