@@ -5,6 +5,7 @@ import { startOptions } from '../../src/client/start-options';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { consumeUpdate, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { refundBody } from '../support/gate-fixtures';
+import { waitFor } from '../support/processes';
 import { startRunStack } from '../support/run-harness';
 import { testClient } from '../support/temporal';
 
@@ -27,12 +28,17 @@ afterAll(async () => {
   await connection.close();
 });
 
+/**
+ * Opens a gate and waits for its first task's TTL timer, so a decision sent next finds the
+ * gate waiting on it (a decision that joins the first task would leave no TTL timer to reuse).
+ */
 async function open(over: Record<string, unknown>): Promise<{ h: WorkflowHandle; input: GateInput }> {
   const { requestId, input } = prepareCreate(refundBody(`deadline-${randomUUID()}`, over), { agentId: 'agent-1' });
   const h = await client.workflow.start(
     'approvalGateWorkflow',
     startOptions(requestId, input, stack.worker.taskQueue, randomUUID()),
   );
+  await waitFor('the TTL timer', async () => (await timers(h)).started > 0);
   return { h, input };
 }
 
@@ -65,9 +71,9 @@ describe('gate deadlines', () => {
   });
 
   it('keeps an approval past the TTL while its consume deadline, which comes later, has not passed', async () => {
-    const { h, input } = await open({ ttl_seconds: 2, consume_ttl_seconds: 30 });
+    const { h, input } = await open({ ttl_seconds: 3, consume_ttl_seconds: 30 });
     await approve(h, input);
-    await sleep(3000); // the TTL's timer fires while the gate waits for its consume
+    await sleep(4000); // the TTL's timer fires while the gate waits for its consume
     expect((await h.query(getGateQuery)).status).toBe('approved');
     const consumed = await h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-1' }] });
     expect(consumed.args).toEqual(input.payload.args);
@@ -77,12 +83,12 @@ describe('gate deadlines', () => {
   });
 
   it('expires an approval at its consume deadline when that comes after the TTL', async () => {
-    const { h, input } = await open({ ttl_seconds: 1, consume_ttl_seconds: 4 });
+    const { h, input } = await open({ ttl_seconds: 3, consume_ttl_seconds: 6 });
     await approve(h, input);
     const final = (await h.result()) as GateState;
     expect(final.status).toBe('expired');
     expect(final.status_reason).toMatch(/consume deadline/);
-    // Expired by the consume deadline's timer (workflow time), not by the TTL's, which fired three seconds earlier.
+    // Expired by the consume deadline's timer (workflow time), not by the TTL's, which fired seconds earlier.
     expect(Date.parse(final.updated_at)).toBeGreaterThanOrEqual(Date.parse(final.consume_deadline!));
     expect(Date.parse(final.consume_deadline!) - Date.parse(input.payload.expires_at)).toBeGreaterThan(2000);
     expect(await timers(h)).toEqual({ started: 2, fired: 2, cancelled: 0 });
@@ -100,7 +106,7 @@ describe('gate deadlines', () => {
   });
 
   it('expires an undecided gate at its TTL, fail closed', async () => {
-    const { h, input } = await open({ ttl_seconds: 1 });
+    const { h, input } = await open({ ttl_seconds: 3 });
     const final = (await h.result()) as GateState;
     expect(final.status).toBe('expired');
     expect(Date.parse(final.updated_at)).toBeGreaterThanOrEqual(Date.parse(input.payload.expires_at));

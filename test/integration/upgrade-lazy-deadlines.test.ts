@@ -63,7 +63,7 @@ it('finishes gates opened on the release before lazy deadlines on the old path, 
   const old = await startTestWorker(activities, taskQueue, unpackBundle(OLD_RELEASE));
   const pending = (await gates.create(refundBody('upgrade-pending'), caller)).request;
   const approved = (await gates.create(refundBody('upgrade-approved'), caller)).request;
-  const expiring = (await gates.create(refundBody('upgrade-expiring', { ttl_seconds: 4 }), caller)).request;
+  const expiring = (await gates.create(refundBody('upgrade-expiring', { ttl_seconds: 8 }), caller)).request;
   await gates.decide(approved.request_id, approval(approved.payload_sha256));
   for (const r of [pending, expiring])
     expect((await client.workflow.getHandle(r.request_id).query(getGateQuery)).status).toBe('requested');
