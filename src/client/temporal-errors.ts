@@ -28,18 +28,22 @@ const UNAVAILABLE = 14;
  * consumes are deduplicated or refused by the gate itself.
  */
 export function isTransientRejection(err: unknown): boolean {
+  const code = grpcCause(err)?.code;
+  return code === RESOURCE_EXHAUSTED || code === UNAVAILABLE || isWorkflowNotReady(err);
+}
+
+/** The gRPC status error behind `err`: itself, or the cause the SDK's client wrapped it in. */
+function grpcCause(err: unknown) {
   const grpc = err instanceof ServiceError ? err.cause : err;
-  if (!isGrpcServiceError(grpc)) return false;
-  return grpc.code === RESOURCE_EXHAUSTED || grpc.code === UNAVAILABLE || isWorkflowNotReady(err);
+  return isGrpcServiceError(grpc) ? grpc : undefined;
 }
 
 const WORKFLOW_NOT_READY = 'temporal.api.errordetails.v1.WorkflowNotReadyFailure';
 
 /** The server's "workflow not ready" refusal: FAILED_PRECONDITION whose status details name WorkflowNotReadyFailure. */
 function isWorkflowNotReady(err: unknown): boolean {
-  const grpc = err instanceof ServiceError ? err.cause : err;
-  if (!isGrpcServiceError(grpc) || grpc.code !== FAILED_PRECONDITION || typeof grpc.metadata?.get !== 'function')
-    return false;
+  const grpc = grpcCause(err);
+  if (grpc?.code !== FAILED_PRECONDITION || typeof grpc.metadata?.get !== 'function') return false;
   const status = grpc.metadata.get('grpc-status-details-bin')[0];
   if (!(status instanceof Uint8Array)) return false;
   try {
@@ -53,9 +57,7 @@ const NOT_FOUND = 5;
 
 /** True when Temporal has no such workflow: the SDK's WorkflowNotFoundError, or a raw NOT_FOUND (as fetchHistory throws it). */
 export function isWorkflowNotFound(err: unknown): boolean {
-  if (err instanceof WorkflowNotFoundError) return true;
-  const grpc = err instanceof ServiceError ? err.cause : err;
-  return isGrpcServiceError(grpc) && grpc.code === NOT_FOUND;
+  return err instanceof WorkflowNotFoundError || grpcCause(err)?.code === NOT_FOUND;
 }
 
 /** What the client knows about a gate that may have closed: its final status, or nothing at all. */
