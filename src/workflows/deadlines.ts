@@ -25,8 +25,9 @@ interface Armed {
  * no later than its own deadline: it wakes when that timer fires, finds its deadline not
  * reached, and arms a timer for the rest. Only a wait that must wake earlier than every
  * running timer arms a new one. Timers left running when the gate ends cost nothing more:
- * Temporal drops the timers of a closed workflow. So an approval, and the consume that
- * follows it within the TTL, start no timer and cancel none. The price is paid only when a
+ * Temporal drops the timers of a closed workflow. So no wait cancels a timer, and an
+ * approval whose consume window ends no earlier than the TTL starts none (the consume
+ * wait wakes on the TTL's timer if it is still open then). The price is paid only when a
  * timer fires while the gate still waits for something later (a consume after the TTL has
  * passed): one workflow task that re-arms, where a cancel and a start would have been
  * recorded at the approval instead.
