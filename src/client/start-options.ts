@@ -2,8 +2,7 @@ import type { WorkflowStartOptions } from '@temporalio/client';
 import type { GateInput } from '../core/gate-state';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import { DEFAULT_TENANT } from '../core/tenant';
-import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflows/definitions';
-import { gateMemo, gateUiText } from '../core/gate-memo';
+import { gateStartAttributes } from '../workflows/definitions';
 
 /**
  * How a gate workflow is started: the request id as workflow id; FAIL so a second
@@ -19,22 +18,12 @@ export function startOptions(
   nonce: string,
   tenant: string = DEFAULT_TENANT,
 ): WorkflowStartOptions<typeof approvalGateWorkflow> {
-  const p = input.payload;
-  const memo = gateMemo(input, nonce);
   return {
     workflowId: requestId,
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: GATE_STATUS, value: 'requested' },
-      { key: GATE_ACTION, value: p.action },
-      { key: GATE_AGENT, value: p.agent_id },
-      { key: GATE_TARGET, value: p.target },
-      { key: GATE_TENANT, value: tenant },
-    ],
-    memo: { ...memo },
-    ...gateUiText(input),
+    ...gateStartAttributes(input, nonce, { tenant }),
   };
 }

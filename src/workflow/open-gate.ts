@@ -13,13 +13,12 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { checkPayload, EvidencePayload, payloadSha256 } from '../core/evidence';
 import type { GateInput, GateState } from '../core/gate-state';
-import { gateMemo, gateUiText } from '../core/gate-memo';
 import { digest } from '../core/hashing';
 import { RoleName, type RecordedReview } from '../core/reviewer-policy';
 import { TENANT_SHAPE } from '../core/tenant';
 import type { GateActivities } from '../activities/contracts';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
-import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflows/definitions';
+import { GATE_TENANT, gateStartAttributes } from '../workflows/definitions';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
 
@@ -128,16 +127,10 @@ export async function openGate(
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [
-        { key: GATE_STATUS, value: 'requested' },
-        { key: GATE_ACTION, value: payload.action },
-        { key: GATE_AGENT, value: payload.agent_id },
-        { key: GATE_TARGET, value: payload.target },
-        { key: GATE_RUN_ID, value: info.workflowId },
-        ...(current && tenant !== undefined ? [{ key: GATE_TENANT, value: tenant }] : []),
-      ],
-      memo: { ...gateMemo(input, requestId) },
-      ...gateUiText(input),
+      ...gateStartAttributes(input, requestId, {
+        runId: info.workflowId,
+        ...(current && tenant !== undefined ? { tenant } : {}),
+      }),
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { reused: true, request_id: requestId };

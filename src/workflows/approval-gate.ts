@@ -31,7 +31,7 @@ import type { AuditEvent } from '../core/audit';
 import { requestedSpec } from '../core/requested-event';
 import { AuditTrail } from './audit-trail';
 import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './gate-continuation';
-import { awaitConsume, awaitDecision, validateModification } from './gate-phases';
+import { awaitConsume, awaitDecision, systemEnd, validateModification } from './gate-phases';
 import { Deadlines, LAZY_DEADLINES_PATCH } from './deadlines';
 import { runTool } from './tool-run';
 import { handOver } from './hand-over';
@@ -59,8 +59,6 @@ import { refusalFailure } from './failures';
 import { countDecision, observeGateEvent } from './gate-metrics';
 import { searchAttributeSync } from './search-attribute-sync';
 import { argsFinalizedSignal } from './run-definitions';
-
-const SYSTEM = 'approval-gate';
 
 const now = (): string => new Date().toISOString();
 /** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
@@ -363,21 +361,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // Cancelled from outside (the owning run was cancelled): a pending request ends cancelled.
-    if (state.status === 'requested' && !applyEvent(state, 'cancel', now(), 'the owning run was cancelled')) {
-      trail.append({
-        event_type: 'approval.cancelled',
-        actor_type: 'system',
-        actor_id: SYSTEM,
-        note: 'the owning run was cancelled',
-      });
-    } else if (state.status === 'approved' && !applyEvent(state, 'expire', now(), 'withdrawn before it was consumed')) {
-      trail.append({
-        event_type: 'approval.expired',
-        actor_type: 'system',
-        actor_id: SYSTEM,
-        note: 'withdrawn before it was consumed',
-      });
-    }
+    if (state.status === 'requested') systemEnd(state, trail, 'cancel', 'the owning run was cancelled');
+    else if (state.status === 'approved') systemEnd(state, trail, 'expire', 'withdrawn before it was consumed');
     publish();
   }
   await CancellationScope.nonCancellable(async () => {

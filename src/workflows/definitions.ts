@@ -2,7 +2,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { AuditEvent } from '../core/audit';
 import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../core/decision';
-import type { GateState } from '../core/gate-state';
+import type { GateInput, GateState } from '../core/gate-state';
+import { gateMemo, gateUiText } from '../core/gate-memo';
 import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
 
 // Wire names are frozen: other services signal gates by these names.
@@ -77,3 +78,25 @@ export const GATE_TARGET = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.targe
 export const GATE_RUN_ID = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runId, SearchAttributeType.KEYWORD);
 export const GATE_RUN_STATUS = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.runStatus, SearchAttributeType.KEYWORD);
 export const GATE_TENANT = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.tenant, SearchAttributeType.KEYWORD);
+
+/**
+ * What every gate starts with, whoever starts it (the API's client, a workflow's
+ * `requireApproval`, an agent run's tool call): `GateStatus` requested, its action, agent
+ * and target, the run that opened it and its tenant when it has them, the memo listings
+ * read, and the Web UI's summary and details.
+ */
+export function gateStartAttributes(input: GateInput, nonce: string, owner: { runId?: string; tenant?: string }) {
+  const p = input.payload;
+  return {
+    typedSearchAttributes: [
+      { key: GATE_STATUS, value: 'requested' },
+      { key: GATE_ACTION, value: p.action },
+      { key: GATE_AGENT, value: p.agent_id },
+      { key: GATE_TARGET, value: p.target },
+      ...(owner.runId !== undefined ? [{ key: GATE_RUN_ID, value: owner.runId }] : []),
+      ...(owner.tenant !== undefined ? [{ key: GATE_TENANT, value: owner.tenant }] : []),
+    ],
+    memo: { ...gateMemo(input, nonce) },
+    ...gateUiText(input),
+  };
+}

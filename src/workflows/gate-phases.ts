@@ -12,6 +12,30 @@ import type { Deadlines } from './deadlines';
 const SYSTEM = 'approval-gate';
 const now = (): string => new Date().toISOString();
 
+/**
+ * Ends the gate by a system event and records it (`approval.expired` or
+ * `approval.cancelled`): `reason` in its state, `note` and `data` in the trail. False,
+ * and nothing recorded, when the event is illegal in the gate's state.
+ */
+export function systemEnd(
+  state: GateState,
+  trail: AuditTrail,
+  event: 'expire' | 'cancel',
+  reason: string,
+  note: string = reason,
+  data?: Record<string, unknown>,
+): boolean {
+  if (applyEvent(state, event, now(), reason)) return false;
+  trail.append({
+    event_type: event === 'expire' ? 'approval.expired' : 'approval.cancelled',
+    actor_type: 'system',
+    actor_id: SYSTEM,
+    note,
+    ...(data ? { data } : {}),
+  });
+  return true;
+}
+
 export const DOMAIN_READS = {
   startToCloseTimeout: '1m',
   // Store reads ride out an outage of a few minutes; after that the gate fails closed (see tool-run.ts).
@@ -60,13 +84,9 @@ export async function awaitDecision(
   const decided = remaining > 0 ? await waitUntil(deadlines, wake, deadline) : settled();
   if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
-    applyEvent(state, 'expire', now(), 'no decision before expires_at');
-    trail.append({
-      event_type: 'approval.expired',
-      actor_type: 'system',
-      actor_id: SYSTEM,
-      note: `no decision before ${state.expires_at}`,
-      data: { approvals: state.votes.length, approvals_required: state.approvals_required },
+    systemEnd(state, trail, 'expire', 'no decision before expires_at', `no decision before ${state.expires_at}`, {
+      approvals: state.votes.length,
+      approvals_required: state.approvals_required,
     });
   }
 }
@@ -89,13 +109,8 @@ export async function awaitConsume(
   const done = deadline > Date.now() ? await waitUntil(deadlines, open, deadline) : false;
   if (state.status === 'approved' && handOver()) return;
   if (!done && state.status === 'approved') {
-    applyEvent(state, 'expire', now(), 'approved but not consumed before the consume deadline');
-    trail.append({
-      event_type: 'approval.expired',
-      actor_type: 'system',
-      actor_id: SYSTEM,
-      note: `not consumed before ${state.consume_deadline}`,
-    });
+    const note = `not consumed before ${state.consume_deadline}`;
+    systemEnd(state, trail, 'expire', 'approved but not consumed before the consume deadline', note);
   }
 }
 

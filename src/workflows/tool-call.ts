@@ -11,7 +11,6 @@ import type { ToolCall, ToolMessage } from '../core/conversation';
 import { payloadSha256, type EvidencePayload } from '../core/evidence';
 import type { GateInput, GateState } from '../core/gate-state';
 import { digest } from '../core/hashing';
-import { gateMemo, gateUiText } from '../core/gate-memo';
 import { Interaction } from '../core/interaction';
 import type { RecordedReview } from '../core/reviewer-policy';
 import { toolResultMessage, type ToolResultInput } from '../core/tool-result';
@@ -20,7 +19,7 @@ import type { CallPlan } from '../domain/types';
 import type { AuditTrail } from './audit-trail';
 import { approvalGateWorkflow } from './approval-gate';
 import { ERROR_CLASSES_PATCH, failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from './failures';
-import { GATE_ACTION, GATE_AGENT, GATE_RUN_ID, GATE_STATUS, GATE_TARGET, GATE_TENANT } from './definitions';
+import { gateStartAttributes } from './definitions';
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
 
@@ -189,17 +188,11 @@ async function gate(
     // Cancelling the run cancels its pending gates and waits until they say `cancelled`.
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-    typedSearchAttributes: [
-      { key: GATE_STATUS, value: 'requested' },
-      { key: GATE_ACTION, value: payload.action },
-      { key: GATE_AGENT, value: payload.agent_id },
-      { key: GATE_TARGET, value: payload.target },
-      { key: GATE_RUN_ID, value: input.run_id },
-      // The run's gates are its tenant's. Runs started before tenants carry none: their gates stay the default tenant's.
-      ...(input.tenant !== undefined && patched(GATE_TENANT_PATCH) ? [{ key: GATE_TENANT, value: input.tenant }] : []),
-    ],
-    memo: { ...gateMemo(gateInput, requestId) },
-    ...gateUiText(gateInput),
+    // The run's gates are its tenant's. Runs started before tenants carry none: their gates stay the default tenant's.
+    ...gateStartAttributes(gateInput, requestId, {
+      runId: input.run_id,
+      ...(input.tenant !== undefined && patched(GATE_TENANT_PATCH) ? { tenant: input.tenant } : {}),
+    }),
   });
   view.pending_approvals.push({ call_id: call.id, request_id: requestId, tool: call.name });
   ctx.refreshWaiting();

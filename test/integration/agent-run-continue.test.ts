@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { verifyChain } from '../../src/core/audit';
 import { validateConversation, type Message, type ToolMessage } from '../../src/core/conversation';
@@ -7,28 +7,28 @@ import { RunClient } from '../../src/client/run-client';
 import type { ScriptedTurn } from '../../src/models/spec';
 import { AuditStore } from '../../src/store/audit-store';
 import type { RunInput, RunView } from '../../src/workflows/run-definitions';
-import { testClient } from '../support/temporal';
-import { decidePending, draftAndValidate, startRunStack, submissionsOf, waitForRun } from '../support/run-harness';
+import {
+  decidePending,
+  draftAndValidate,
+  type RunStack,
+  useRunStack,
+  submissionsOf,
+  waitForRun,
+} from '../support/run-harness';
 
 // agentRunWorkflow continues as new at turn boundaries: one run of 300 tool calls over
 // several executions, and a small run that hands over its conversation log at every turn.
 
 let client: Client;
-let connection: Connection;
-let stack: Awaited<ReturnType<typeof startRunStack>>;
+let stack: RunStack;
+useRunStack((c, s) => {
+  client = c;
+  stack = s;
+});
 const done = (v: RunView) => ['completed', 'failed', 'cancelled'].includes(v.status);
 const toolMessages = (v: RunView): ToolMessage[] => v.messages.filter((m): m is ToolMessage => m.role === 'tool');
 const callIds = (messages: Message[]): string[] =>
   messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  stack = await startRunStack();
-});
-afterAll(async () => {
-  await stack.close();
-  await connection.close();
-});
 
 /** Starts a run as the API would (memo with the agent), with the given continue-as-new limits. */
 async function start(turns: ScriptedTurn[], limits: RunInput['continue_as_new'], maxTurns: number): Promise<string> {

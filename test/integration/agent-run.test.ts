@@ -1,32 +1,26 @@
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { AuditStore } from '../../src/store/audit-store';
 import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
 import type { ToolMessage } from '../../src/core/conversation';
-import { testClient } from '../support/temporal';
 import {
   decidePending,
   draftAndValidate,
   startRun,
-  startRunStack,
+  type RunStack,
+  useRunStack,
   submissionsOf,
   waitForRun,
 } from '../support/run-harness';
 
 let client: Client;
-let connection: Connection;
-let stack: Awaited<ReturnType<typeof startRunStack>>;
+let stack: RunStack;
+useRunStack((c, s) => {
+  client = c;
+  stack = s;
+});
 const done = (v: RunView) => ['completed', 'failed', 'cancelled'].includes(v.status);
 const toolMessages = (v: RunView): ToolMessage[] => v.messages.filter((m): m is ToolMessage => m.role === 'tool');
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  stack = await startRunStack();
-});
-afterAll(async () => {
-  await stack.close();
-  await connection.close();
-});
 
 const submit = (id = 'c3') => ({ content: '', tool_calls: [{ id, name: 'submit_trip_request', args: {} }] });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { payloadSha256, type EvidencePayload } from '../../src/core/evidence';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { digest } from '../../src/core/hashing';
@@ -11,20 +11,13 @@ import {
   getGateQuery,
 } from '../../src/workflows/definitions';
 import { GateClient } from '../../src/client/gate-client';
-import { startRunStack } from '../support/run-harness';
-import { testClient } from '../support/temporal';
+import { type RunStack, useRunStack } from '../support/run-harness';
 
 let client: Client;
-let connection: Connection;
-let stack: Awaited<ReturnType<typeof startRunStack>>;
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  stack = await startRunStack();
-});
-afterAll(async () => {
-  await stack.close();
-  await connection.close();
+let stack: RunStack;
+useRunStack((c, s) => {
+  client = c;
+  stack = s;
 });
 
 function input(over: Partial<GateInput> = {}, ttlMs = 600_000): GateInput {

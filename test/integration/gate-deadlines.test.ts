@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { prepareCreate } from '../../src/client/create-request';
 import { startOptions } from '../../src/client/start-options';
 import type { GateInput, GateState } from '../../src/core/gate-state';
 import { consumeUpdate, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { refundBody } from '../support/gate-fixtures';
 import { waitFor } from '../support/processes';
-import { startRunStack } from '../support/run-harness';
-import { testClient } from '../support/temporal';
+import { type RunStack, useRunStack } from '../support/run-harness';
 
 /**
  * The gate's deadlines run on timers it never cancels (src/workflows/deadlines.ts): they
@@ -16,16 +15,10 @@ import { testClient } from '../support/temporal';
  * Real timers of a few seconds: the time-skipping server is not available here.
  */
 let client: Client;
-let connection: Connection;
-let stack: Awaited<ReturnType<typeof startRunStack>>;
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  stack = await startRunStack();
-});
-afterAll(async () => {
-  await stack.close();
-  await connection.close();
+let stack: RunStack;
+useRunStack((c, s) => {
+  client = c;
+  stack = s;
 });
 
 /**

@@ -1,26 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { prepareCreate } from '../../src/client/create-request';
 import { validatePolicy } from '../../src/core/reviewer-policy';
 import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
-import { startRunStack } from '../support/run-harness';
-import { testClient } from '../support/temporal';
+import { type RunStack, useRunStack } from '../support/run-harness';
 
 // Eligibility is enforced by the gate itself, so a decision signalled by another service
 // (which never passes through the API) cannot skip the roles its request's rule names.
 
 let client: Client;
-let connection: Connection;
-let stack: Awaited<ReturnType<typeof startRunStack>>;
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  stack = await startRunStack();
-});
-afterAll(async () => {
-  await stack.close();
-  await connection.close();
+let stack: RunStack;
+useRunStack((c, s) => {
+  client = c;
+  stack = s;
 });
 
 const policy = validatePolicy(

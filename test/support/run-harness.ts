@@ -2,17 +2,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../../src/activities';
 import { listSubmissions, tripDomain } from '../../src/domain/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import type { ScriptedTurn } from '../../src/models/spec';
 import { decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { getRunQuery, type RunInput, type RunView } from '../../src/workflows/run-definitions';
-import { startTestWorker, type RunningWorker } from './temporal';
+import { startTestWorker, testClient, type RunningWorker } from './temporal';
+
+/** What `startRunStack` runs: its store, its worker and their temp folder. */
+export interface RunStack {
+  db: Db;
+  worker: RunningWorker;
+  dir: string;
+  close(): Promise<void>;
+}
 
 /** An in-process worker with every real activity on a temp SQLite store. */
-export async function startRunStack(): Promise<{ db: Db; worker: RunningWorker; dir: string; close(): Promise<void> }> {
+export async function startRunStack(): Promise<RunStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-run-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
   const { activities } = await createActivities({ db, domains: [tripDomain] });
@@ -26,6 +34,25 @@ export async function startRunStack(): Promise<{ db: Db; worker: RunningWorker; 
       await db.close();
     },
   };
+}
+
+/**
+ * The suite's set-up and tear-down: before the first test a test client and a run stack
+ * (startRunStack), handed to `use`; after the last both are closed.
+ */
+export function useRunStack(use: (client: Client, stack: RunStack) => void): void {
+  let connection: Connection | undefined;
+  let stack: RunStack | undefined;
+  beforeAll(async () => {
+    const t = await testClient();
+    connection = t.connection;
+    stack = await startRunStack();
+    use(t.client, stack);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await connection?.close();
+  });
 }
 
 /** Starts an agentRun with scripted turns. */
