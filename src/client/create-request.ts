@@ -11,6 +11,7 @@ import { digest } from '../core/hashing';
 import { unrepresentableNumbers } from '../core/json-limits';
 import { DEFAULT_TENANT } from '../core/tenant';
 import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
+import { CURRENT_PATCH_BASELINE } from '../workflows/patch-baseline';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -123,6 +124,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       // What the caller asked for, without what the server fills (ids, hashes, a ttl-derived
       // deadline): a retry of the same body has the same digest even a minute later.
       create_sha256: digest({ ...b, agent_id: caller.agentId }),
+      patch_baseline: CURRENT_PATCH_BASELINE,
     },
   };
 }

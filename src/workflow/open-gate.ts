@@ -19,6 +19,7 @@ import { TENANT_SHAPE } from '../core/tenant';
 import type { GateActivities } from '../activities/contracts';
 import type { approvalGateWorkflow } from '../workflows/approval-gate';
 import { GATE_TENANT, gateStartAttributes } from '../workflows/definitions';
+import { CURRENT_PATCH_BASELINE } from '../workflows/patch-baseline';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
 
@@ -116,6 +117,7 @@ export async function openGate(
       workflow_id: info.workflowId,
       ...(recheck ? { recheck: { activity: recheck.activity, task_queue: recheck.taskQueue ?? info.taskQueue } } : {}),
     },
+    patch_baseline: CURRENT_PATCH_BASELINE,
   };
   let child;
   try {

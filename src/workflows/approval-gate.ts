@@ -94,7 +94,7 @@ export const CALLER_WRITES_PATCH = 'caller-written-events-v1';
  * re-checks the snapshot and runs the tool itself, keyed by the request id.
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
-  const isPatched = gatePatches(); // first: its one marker stands for the patches below in new executions
+  const isPatched = gatePatches(input.patch_baseline); // first: stands for the patches below in new executions
   const carried = input.continued; // set when the previous execution's history was full
   const state = carried ? carried.state : initialGateState(input, now());
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.

@@ -1,4 +1,5 @@
-import { patched } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
+import { AUDIT_BATCH_PATCH, AUDIT_DURABLE_BATCH_PATCH } from './audit-trail';
 
 /**
  * Patch id of the gate's patch baseline: one marker that stands for every gate patch
@@ -63,16 +64,42 @@ const BASELINES: { id: string; covers: readonly string[] }[] = [
   { id: GATE_BASELINE_PATCH, covers: BASELINE_PATCHES },
 ];
 
+/** The newest baseline: what a gate's creator declares in `GateInput.patch_baseline`. */
+export const CURRENT_PATCH_BASELINE = BASELINES[0]!.id;
+
 /** Answers `patched(id)` for one execution, through the baseline where it covers `id`. */
 export type Patched = (id: string) => boolean;
 
 /**
  * Decides the baseline once, at the start of the execution (call it before any other
  * patch), and returns the `patched` to use for the rest of it.
+ *
+ * `declared` is the input's `patch_baseline`. When this code knows it, a new execution
+ * takes it without calling `patched()`: no marker, and none of the `TemporalChangeVersion`
+ * upsert (a visibility write) the SDK makes with each marker. The input is in the history,
+ * so a replay finds the same baseline. A replay still asks the markers first, because a
+ * worker from before `patch_baseline` ignores the field: it recorded its own baseline's
+ * marker, or, from before the baselines, its patches one by one, the audit trail's first
+ * (every release with patches asked that one at the start). Asked on replay, `patched()`
+ * only reads the history: true for a marker there, false otherwise, and no new command.
+ * A worker from before the first patch records no marker at all: it must not serve gates
+ * whose creator declares a baseline (README, "Safe evolution").
  */
-export function gatePatches(): Patched {
+export function gatePatches(declared?: string): Patched {
+  const known = BASELINES.find(({ id }) => id === declared);
+  if (known && !workflowInfo().unsafe.isReplaying) return through(known);
   // Newest first: a history keeps the baseline it was recorded with (asking a newer one on replay answers false).
-  const baseline = BASELINES.find(({ id }) => patched(id));
-  const covered = new Set<string>(baseline?.covers ?? []);
+  const recorded = BASELINES.find(({ id }) => patched(id));
+  if (recorded) return through(recorded);
+  if (known && !FIRST_PATCHES_BEFORE_BASELINES.some((id) => patched(id))) return through(known);
+  return patched;
+}
+
+/** The patches a gate asked first, at its start, in the releases before the baselines. */
+const FIRST_PATCHES_BEFORE_BASELINES = [AUDIT_DURABLE_BATCH_PATCH, AUDIT_BATCH_PATCH];
+
+/** `patched` through a baseline: true for what it covers, the patch's own marker for the rest. */
+function through(baseline: { covers: readonly string[] }): Patched {
+  const covered = new Set<string>(baseline.covers);
   return (id) => covered.has(id) || patched(id);
 }

@@ -20,6 +20,7 @@ import type { AuditTrail } from './audit-trail';
 import { approvalGateWorkflow } from './approval-gate';
 import { ERROR_CLASSES_PATCH, failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from './failures';
 import { gateStartAttributes } from './definitions';
+import { CURRENT_PATCH_BASELINE } from './patch-baseline';
 import type { PendingInteraction, RunInput, RunView } from './run-definitions';
 import type { InteractionResponse } from '../core/interaction';
 
@@ -180,6 +181,7 @@ async function gate(
     tool: { domain: input.domain, session_id: input.run_id },
     run_id: input.run_id,
     call_id: call.id,
+    patch_baseline: CURRENT_PATCH_BASELINE,
   };
   const child = await startChild(approvalGateWorkflow, {
     workflowId: requestId,

@@ -125,9 +125,9 @@ describe('on the current code', () => {
     const history = await eventTypes(id);
     // Every event came with the caller's audit intent: the gate does not send them again when it ends.
     expect(history).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
-    // One patch marker (and so one TemporalChangeVersion upsert) stands for every earlier patch.
-    expect(await patchIds(id)).toEqual(['gate-baseline-v4']);
-    expect(history.filter((t) => t === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(3); // baseline, approved, consumed
+    // The client declares the patch baseline in the input: no marker, so no TemporalChangeVersion upsert.
+    expect(await patchIds(id)).toEqual([]);
+    expect(history.filter((t) => t === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(2); // approved, consumed
     await expectStoreEqualsChain(id, LIFECYCLE);
     expect(await intentsOf(id)).toEqual([]); // each intent went with its write
   });

@@ -22,6 +22,8 @@ import { startTestWorker, testClient } from '../support/temporal';
  * This opens such gates in each phase (requested, approved, about to expire), stops that
  * worker, and finishes them on today's code: they replay on the old path, cancel their
  * timers as they did, and end as they would have. A gate opened now takes the new path.
+ * Today's client declares the patch baseline in the input (`patch_baseline`), which the old
+ * worker ignores: it records its own baseline's marker, and today's code replays on that.
  */
 const OLD_RELEASE = '575e613';
 
@@ -86,12 +88,12 @@ it('finishes gates opened on the release before lazy deadlines on the old path, 
     for (const r of [pending, approved, expiring])
       expect(verifyChain(await new AuditStore(db).list(r.request_id)).ok).toBe(true);
 
-    // A gate opened on this code: the fourth baseline, and no timer cancelled.
+    // A gate opened on this code: the fourth baseline, declared in its input (no marker), and no timer cancelled.
     const fresh = (await gates.create(refundBody('upgrade-fresh'), caller)).request;
     await gates.decide(fresh.request_id, approval(fresh.payload_sha256));
     await gates.consume(fresh.request_id, 'agent-1');
     await client.workflow.getHandle(fresh.request_id).result();
-    expect(await historyOf(fresh.request_id)).toEqual({ patches: ['gate-baseline-v4'], timersCancelled: 0 });
+    expect(await historyOf(fresh.request_id)).toEqual({ patches: [], timersCancelled: 0 });
   } finally {
     await current.stop();
   }

@@ -152,6 +152,13 @@ const COVERS: Record<HistoryVersion, Record<string, string[]>> = {
   v10: V8,
   // v11: the gates' lazy deadlines (timers, not markers or activities); runs as in v10.
   v11: V8,
+  // v12: the tool gates' baseline declared by their run (no patch marker in the gate's history); runs as in v11.
+  v12: Object.fromEntries(
+    Object.entries(V8).map(([name, marks]) => [
+      name,
+      name.endsWith(`.${GATE_TYPE}`) ? marks.filter((m) => m !== 'marker:core_patch') : marks,
+    ]),
+  ),
 };
 
 beforeAll(installQuietRuntime);

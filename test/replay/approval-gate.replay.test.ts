@@ -64,9 +64,14 @@ describe('approvalGateWorkflow replay', () => {
     for (const f of roles) {
       const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
       const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-      const input = JSON.parse(Buffer.from(data!).toString('utf8')) as { payload: { reviewer_policy?: unknown } };
+      const input = JSON.parse(Buffer.from(data!).toString('utf8')) as {
+        payload: { reviewer_policy?: unknown };
+        patch_baseline?: string;
+      };
       expect(input.payload.reviewer_policy).toMatchObject({ roles: ['finance'], approvals_required: 2 });
-      expect(markers(f)).toContain('core_patch');
+      // The roles path is taken through a patch marker until v11, and since v12 through the baseline its creator declared.
+      if (f.startsWith('v12/')) expect(input.patch_baseline).toBe('gate-baseline-v4');
+      else expect(markers(f)).toContain('core_patch');
       expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'decide')).toHaveLength(1);
       expect(
         events.filter(
@@ -169,6 +174,24 @@ describe('approvalGateWorkflow replay', () => {
     // versions; v10 cancelled both when the approval and the consume arrived, v11 neither.
     expect(timers('v10/approve-consume.json')).toMatchObject({ started: 2, cancelled: [expect.any(Number), 600] });
     expect(timers('v11/approve-consume.json')).toEqual({ started: 2, cancelled: [] });
+  });
+
+  it('has v12 gates on the baseline their creator declared: no patch marker, no TemporalChangeVersion upsert', () => {
+    const v12 = files.filter((x) => x.startsWith('v12/'));
+    expect(v12.length).toBeGreaterThan(0);
+    for (const f of v12) {
+      const events = decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? [];
+      expect(patchIdsOf(events)).toEqual([]);
+      const upserted = events.flatMap((e) =>
+        Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+      );
+      expect(upserted).not.toContain('TemporalChangeVersion');
+      const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+      expect(JSON.parse(Buffer.from(input!).toString('utf8'))).toMatchObject({ patch_baseline: 'gate-baseline-v4' });
+    }
+    // The same lifecycle as v11, two events shorter (the marker and its upsert).
+    const length = (f: string) => (decodeHistory(fs.readFileSync(pathOf(f), 'utf8')).events ?? []).length;
+    expect(length('v12/approve-consume.json')).toBe(length('v11/approve-consume.json') - 2);
   });
 
   it.each(files)('reads %s as a complete approvalGateWorkflow history', (file) => {

@@ -22,10 +22,13 @@ export const HISTORIES_DIR = path.join(__dirname, 'histories');
  * gate sends nothing to the store when it ends), every new gate under the third baseline; `v10` has
  * runs on the conversation log (model calls name the stored conversation by ref, the tail
  * inline; gates as in v9); `v11` has the gate's lazy deadlines (a wait's timer is never cancelled;
-a later wait reuses a running one), every new gate under the fourth baseline. A set is never re-recorded or edited: a new workflow version records
- * a new set beside the others, and every set must keep replaying.
+ * a later wait reuses a running one), every new gate under the fourth baseline; `v12` has
+ * the baseline declared by the gate's creator (`GateInput.patch_baseline`: no patch marker
+ * and no `TemporalChangeVersion` upsert in a new gate's history). A set is never
+ * re-recorded or edited: a new workflow version records a new set beside the others, and
+ * every set must keep replaying.
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11'] as const;
+export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12'] as const;
 export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
 
 /** Folder of a set's approvalGate histories. */
@@ -39,7 +42,7 @@ export function runHistoriesDir(version: HistoryVersion): string {
 }
 
 /** Versions with a `workflow/` set (user workflows that open gates with the workflow API). */
-export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7', 'v9', 'v11'];
+export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7', 'v9', 'v11', 'v12'];
 
 /** Folder of a set's user-workflow histories (the fixture workflows' and their gates'). */
 export function workflowHistoriesDir(version: HistoryVersion): string {

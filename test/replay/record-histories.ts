@@ -40,6 +40,7 @@ import {
   getAuditQuery,
   getGateQuery,
 } from '../../src/workflows/definitions';
+import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
 import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
 import type * as Harness from '../support/run-harness';
 import {
@@ -113,6 +114,8 @@ function gateInput(scenario: string, ttlSeconds: number): GateInput {
       timestamp: new Date().toISOString(),
       ...(since('v9') ? { recorded: true as const } : {}),
     },
+    // Since v12: the creator declares the patch baseline (no marker in the gate's history).
+    ...(since('v12') ? { patch_baseline: CURRENT_PATCH_BASELINE } : {}),
   };
 }
 
