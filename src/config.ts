@@ -32,6 +32,14 @@ export interface GateConfig {
   workflowStackTraces: boolean;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
+  /**
+   * GATE_DECLARE_PATCH_BASELINE (on by default): the API names its patch baseline in each
+   * new gate's input (`patch_baseline`), so that a worker starts the gate without a patch
+   * marker. Turn it off while workers of the first release (from before the first gate
+   * patch) still poll the task queue: they ignore the field and record no marker, and
+   * today's workers could not replay such a gate (README, "Safe evolution").
+   */
+  declarePatchBaseline: boolean;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
   /** GATE_TRUST_PROXY: whose `X-Forwarded-For` names the client address (rate limits, logs); none by default. */
@@ -60,9 +68,10 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   return n;
 }
 
-function flag(name: string, env: NodeJS.ProcessEnv): boolean {
+function flag(name: string, env: NodeJS.ProcessEnv, fallback = false): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === '0' || raw === 'false' || raw === 'off') return false;
+  if (raw === '') return fallback;
+  if (raw === '0' || raw === 'false' || raw === 'off') return false;
   if (raw === '1' || raw === 'true' || raw === 'on') return true;
   throw new Error(`${name}=${env[name]} is not one of 1, true, on, 0, false, off`);
 }
@@ -94,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
+    declarePatchBaseline: flag('GATE_DECLARE_PATCH_BASELINE', env, true),
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
       authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),

@@ -248,6 +248,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       webhookReceivers: cfg.webhookUrls.length,
       policy,
       eagerStart: shared !== undefined,
+      declarePatchBaseline: cfg.declarePatchBaseline,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);

@@ -33,6 +33,12 @@ export interface CreateContext {
   policy?: ReviewerPolicy;
   /** The clock, for tests. */
   nowMs?: number;
+  /**
+   * Name the patch baseline in the input (`patch_baseline`; default true), so that a
+   * worker starts the gate without a patch marker. False while workers from before the
+   * first gate patch still poll the task queue (GATE_DECLARE_PATCH_BASELINE).
+   */
+  declarePatchBaseline?: boolean;
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -124,7 +130,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       // What the caller asked for, without what the server fills (ids, hashes, a ttl-derived
       // deadline): a retry of the same body has the same digest even a minute later.
       create_sha256: digest({ ...b, agent_id: caller.agentId }),
-      patch_baseline: CURRENT_PATCH_BASELINE,
+      ...(ctx.declarePatchBaseline === false ? {} : { patch_baseline: CURRENT_PATCH_BASELINE }),
     },
   };
 }

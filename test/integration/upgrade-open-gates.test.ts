@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { verifyChain } from '../../src/core/audit';
 import { prepareCreate } from '../../src/client/create-request';
@@ -11,9 +13,11 @@ import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite, type Db } from '../../src/store/db';
 import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
 import { unpackBundle } from '../replay/bundle-commit';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { refundBody } from '../support/gate-fixtures';
+import { waitFor } from '../support/processes';
 import { startTestWorker, testClient } from '../support/temporal';
 import { tripDomain } from '../../src/domain/trip';
 
@@ -44,7 +48,13 @@ afterAll(async () => {
 it('finishes gates and a run opened on the previous release with the current code', async () => {
   const old = await startTestWorker(activities, taskQueue, unpackBundle(OLD_RELEASE));
   const gates = new GateClient(client, { taskQueue, audit: new AuditStore(db) });
-  const { requestId, input } = prepareCreate(refundBody('upgrade'), { agentId: 'agent-1' });
+  // Opened as that release's API did, or today's with GATE_DECLARE_PATCH_BASELINE=off: no
+  // patch baseline in the input (the last test shows why).
+  const { requestId, input } = prepareCreate(
+    refundBody('upgrade'),
+    { agentId: 'agent-1' },
+    { declarePatchBaseline: false },
+  );
   await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, taskQueue, randomUUID()));
   const runId = await startRun(client, taskQueue, [
     ...draftAndValidate(800000),
@@ -83,4 +93,36 @@ it('finishes gates and a run opened on the previous release with the current cod
   } finally {
     await current.stop();
   }
+});
+
+/**
+ * The one mix the README rules out: today's API declares a patch baseline (the default), and
+ * a worker of the first release, which records no patch marker at all, runs the gate's first
+ * task. Today's code cannot tell that history from one of its own declared gates, so it does
+ * not replay it: while such workers poll the task queue, GATE_DECLARE_PATCH_BASELINE must be
+ * off (as in the test above).
+ */
+it("a declared gate whose first task a first-release worker ran does not replay on today's code", async () => {
+  const queue = `upgrade-declared-${randomUUID()}`;
+  const old = await startTestWorker(activities, queue, unpackBundle(OLD_RELEASE));
+  const { requestId, input } = prepareCreate(refundBody('declared-on-first-release'), { agentId: 'agent-1' });
+  expect(input.patch_baseline).toBe(CURRENT_PATCH_BASELINE);
+  const handle = client.workflow.getHandle(requestId);
+  try {
+    await client.workflow.start('approvalGateWorkflow', startOptions(requestId, input, queue, randomUUID()));
+    await waitFor('the first release to run the first task', async () =>
+      (await handle.query(getGateQuery)).status === 'requested' ? true : undefined,
+    );
+  } finally {
+    await old.stop();
+  }
+  const history = await handle.fetchHistory();
+  await expect(
+    Worker.runReplayHistory(
+      { workflowBundle: { codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! } },
+      history,
+      requestId,
+    ),
+  ).rejects.toThrow(DeterminismViolationError);
+  await handle.terminate('test over');
 });
