@@ -10,7 +10,7 @@ import { bareLifecycleWorkflow } from './baseline-workflows';
 import { Closers } from './closers';
 import { ceilingText, cpuMeter, cpuText, medianCpu, perUnit, threadsText, type CpuSpent } from './cpu';
 import { progress, type BenchContext } from './context';
-import { AGENT_ID, createBody } from './gate-requests';
+import { AGENT_ID, BENCH_RUN, createBody } from './gate-requests';
 import { fmt } from './report';
 import { median, now, percentile, runConcurrent, sleep } from './stats';
 import { waitUntilSettled } from './settle';
@@ -84,7 +84,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
       const spent = cpuMeter(ctx.server.pids);
       const startedAt = Date.now();
       const wall = await runConcurrent(n, cfg.createC, async (i) => {
-        const id = `bare_create_${tag}_${i}`;
+        const id = `bare_create_${BENCH_RUN}_${tag}_${i}`;
         const t0 = now();
         await client.workflow.start(bareLifecycleWorkflow, {
           workflowId: id,

@@ -17,7 +17,14 @@ import { sleep } from './stats';
 export const AGENT_ID = 'bench-agent';
 export const REVIEWER_ID = 'bench-reviewer';
 
-/** A create body (DESIGN section 6), unique per (tag, i) through its trigger_event_id. */
+/**
+ * This bench process's part of every trigger_event_id and bare workflow id: a gate's
+ * request id derives from its body, so without it a second run against the same server (a
+ * `gate stack` kept up) would meet the first run's closed gates ("is consumed and closed").
+ */
+export const BENCH_RUN = randomUUID().slice(0, 8);
+
+/** A create body (DESIGN section 6), unique per (run, tag, i) through its trigger_event_id. */
 export function createBody(
   tag: string,
   i: number,
@@ -25,7 +32,7 @@ export function createBody(
 ): { args: Record<string, unknown> } & Record<string, unknown> {
   return {
     correlation_id: `bench_${tag}`,
-    trigger_event_id: `evt_${tag}_${i}`,
+    trigger_event_id: `evt_${BENCH_RUN}_${tag}_${i}`,
     action: 'refund.create',
     target: `ch_${tag}_${i}`,
     summary: `Refund ${(1000 + i) / 100} EUR on charge ch_${i}`,

@@ -8,6 +8,7 @@ import { Closers } from './closers';
 import { progress, type BenchContext } from './context';
 import {
   AGENT_ID,
+  BENCH_RUN,
   REVIEWER_ID,
   apiGateClient,
   approval,
@@ -71,7 +72,7 @@ function drivers(
       timed(
         () =>
           clients.bare.workflow.start(bareLifecycleWorkflow, {
-            workflowId: `bare_${tag}_${i}`,
+            workflowId: `bare_${BENCH_RUN}_${tag}_${i}`,
             taskQueue: queues.bare,
             args: [{ body: createBody(tag, i) }],
           }),
