@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { GateClient } from '../src/client/gate-client';
+import { loadConfig } from '../src/config';
 import { isTransientRejection } from '../src/client/temporal-errors';
 import type { DecisionMessage } from '../src/core/decision';
 import { AuditStore } from '../src/store/audit-store';
@@ -58,7 +59,10 @@ export function sectionClient(ctx: BenchContext, connection: NativeConnection): 
   return ctx.cfg.client === 'worker' ? new Client({ connection, namespace: ctx.cfg.namespace }) : ctx.client;
 }
 
-/** GateClient as the API configures it: the audit store of the worker in `dataDir`, no webhook receivers. */
+/**
+ * GateClient as the API configures it: the audit store of the worker in `dataDir`, no
+ * webhook receivers, and GATE_DECLARE_PATCH_BASELINE from the bench's environment.
+ */
 export function apiGateClient(
   client: Client,
   queue: string,
@@ -71,6 +75,7 @@ export function apiGateClient(
     audit: new AuditStore(db),
     webhookReceivers: 0,
     eagerStart,
+    declarePatchBaseline: loadConfig(process.env).declarePatchBaseline,
   });
   return Object.assign(gates, { close: () => db.close() });
 }
