@@ -5,6 +5,7 @@ import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
+import { QUIET_SERVER_CORES, type ServerQuiet } from './settle';
 import { percentile } from './stats';
 
 export interface PendingResult {
@@ -22,6 +23,8 @@ export interface PendingResult {
   uncached: Decisions;
   /** CPU ms per decision (bench process, server processes, worker process), idle and with the queue full. */
   cpu: { idle: CpuSpent; full: CpuSpent };
+  /** The server's load before the idle and the full-queue decisions (the bench waits for it to fall). */
+  quiet: { idle: ServerQuiet; full: ServerQuiet };
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -110,6 +113,14 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
   const cpu = (c: CpuSpent): string =>
     `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
   report.info('pending.decision_cpu', `per decision: full ${cpu(r.cpu.full)}; idle ${cpu(r.cpu.idle)}`);
+  const quiet = (q: ServerQuiet): string =>
+    Number.isNaN(q.cores)
+      ? 'not measured (no server process on this host)'
+      : `${q.cores.toFixed(2)} cores after ${(q.waitedMs / 1000).toFixed(1)} s${q.quiet ? '' : ' (still busy, timed anyway)'}`;
+  report.info(
+    'pending.server_quiet',
+    `full ${quiet(r.quiet.full)}; idle ${quiet(r.quiet.idle)} (the server's CPU over the 2 s before the timed decisions; the bench waits up to 300 s for it to fall under ${QUIET_SERVER_CORES} cores, so the fill's aftermath is not timed)`,
+  );
   report.value(
     'pending.list_limit50_p95',
     r.list50.errors ? NaN : r.list50.p95,

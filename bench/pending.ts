@@ -11,7 +11,7 @@ import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { waitUntilSettled } from './settle';
+import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { spawnWorkerProcess } from './worker-process';
 
@@ -55,6 +55,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       probe.slice(-20).map((g) => g.id),
       { timeoutMs: Math.max(300_000, count * 100), onProgress: progress, check },
     );
+  const serverQuiet = () => waitForQuietServer(ctx.server.pids, { timeoutMs: 300_000, onProgress: progress, check });
   try {
     api = await startBenchApi(env);
     // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:
@@ -65,6 +66,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await settle(idleAll, idleAll.length);
     await approveEach(gates, idleAll.slice(0, warm), check);
     await sleep(2000);
+    const idleQuiet = await serverQuiet();
     const idleMeter = meterDecisions();
     const idle = await approveEach(gates, idleRefs, check);
     const idleCpu = idleMeter(idleRefs.length);
@@ -82,6 +84,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await sleep(5000);
     check();
     const rssAfterFill = workerRss.sample();
+    const fullQuiet = await serverQuiet();
 
     // (c) decisions with the queue full, newest (cached) and oldest (evicted) alternating.
     const d = cfg.decisions;
@@ -113,6 +116,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       cached,
       uncached,
       cpu: { idle: idleCpu, full: fullCpu },
+      quiet: { idle: idleQuiet, full: fullQuiet },
       attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
       list50,
       list500,

@@ -2,6 +2,7 @@
 // measurement that follows meets gates that are idle and waiting for a decision.
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
+import { treeCpuMs } from './cpu';
 import { sleep } from './stats';
 
 /** Approximate count of workflow tasks waiting on the queue; undefined when the server does not report it. */
@@ -63,5 +64,46 @@ export async function waitUntilSettled(
     }
     quiet = (b ?? 0) > 0 || pending > 0 ? 0 : quiet + 1;
     await sleep(1000);
+  }
+}
+
+/** The server's load when a timed phase began: how long the bench waited for it, and its last window. */
+export interface ServerQuiet {
+  waitedMs: number;
+  /** Cores the server's process trees used over the last window; NaN for a server on another host. */
+  cores: number;
+  /** False when the wait timed out and the phase ran on a busy server. */
+  quiet: boolean;
+}
+
+export const QUIET_SERVER_CORES = 0.25;
+const QUIET_WINDOW_MS = 2000;
+
+/**
+ * Waits until the server's processes (`pids`: the dev server, or the real server and the
+ * database of BENCH_SERVER_PIDS) use under QUIET_SERVER_CORES over a 2 s window, so that
+ * what a bulk fill leaves behind (visibility tasks, a database's vacuum of the tables it
+ * grew) is not timed as the latency of what follows. Gives up after `timeoutMs` and says
+ * so in the result; returns at once for a server with no process on this host.
+ */
+export async function waitForQuietServer(
+  pids: readonly number[],
+  { timeoutMs, onProgress, check }: SettleOptions,
+): Promise<ServerQuiet> {
+  const t0 = Date.now();
+  let said = t0;
+  for (;;) {
+    check?.();
+    const before = treeCpuMs(pids);
+    await sleep(QUIET_WINDOW_MS);
+    const cores = (treeCpuMs(pids) - before) / QUIET_WINDOW_MS;
+    const waitedMs = Date.now() - t0;
+    if (Number.isNaN(cores)) return { waitedMs: 0, cores, quiet: false };
+    if (cores < QUIET_SERVER_CORES) return { waitedMs, cores, quiet: true };
+    if (waitedMs >= timeoutMs) return { waitedMs, cores, quiet: false };
+    if (Date.now() - said >= 15_000) {
+      said = Date.now();
+      onProgress?.(`waiting ${(waitedMs / 1000).toFixed(0)} s for the server to go quiet: ${cores.toFixed(2)} cores`);
+    }
   }
 }
