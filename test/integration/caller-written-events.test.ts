@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { GateClient } from '../../src/client/gate-client';
 import { verifyChain } from '../../src/core/audit';
-import { AuditStore } from '../../src/store/audit-store';
-import { openDb, type Db } from '../../src/store/db';
+import type { AuditStore } from '../../src/store/audit-store';
 import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
 import { unpackBundle } from '../replay/bundle-commit';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
-import { startTestWorker, testClient } from '../support/temporal';
+import { useAuditSuite } from '../support/run-harness';
+import { startTestWorker } from '../support/temporal';
 
 /**
  * A GateClient with the audit store (and no webhook receivers) writes the events its
@@ -24,19 +24,10 @@ const BEFORE = 'cd69d84';
 const BEFORE_INTENTS = '5440e5e';
 
 let client: Client;
-let connection: Connection;
-let db: Db;
 let audit: AuditStore;
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  db = openDb({ sqliteFile: ':memory:' });
-  audit = new AuditStore(db);
-  await audit.migrate();
-});
-afterAll(async () => {
-  await connection.close();
-  await db.close();
+useAuditSuite((c, a) => {
+  client = c;
+  audit = a;
 });
 
 /** The ids of the patch markers a gate's history holds, in order. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { prepareCreate } from '../../src/client/create-request';
@@ -7,14 +7,14 @@ import { GateClient } from '../../src/client/gate-client';
 import { startOptions } from '../../src/client/start-options';
 import { verifyChain } from '../../src/core/audit';
 import type { GateState } from '../../src/core/gate-state';
-import { AuditStore } from '../../src/store/audit-store';
-import { openDb, type Db } from '../../src/store/db';
+import type { AuditStore } from '../../src/store/audit-store';
 import { getGateQuery } from '../../src/workflows/definitions';
 import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
 import { patchIdsOf } from '../replay/history-codec';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { waitFor } from '../support/processes';
-import { startTestWorker, testClient } from '../support/temporal';
+import { useAuditSuite } from '../support/run-harness';
+import { startTestWorker } from '../support/temporal';
 
 /**
  * A gate's creator declares its patch baseline in the input (`patch_baseline`). A worker
@@ -25,20 +25,11 @@ import { startTestWorker, testClient } from '../support/temporal';
  * patches, as a gate without one does.
  */
 let client: Client;
-let connection: Connection;
-let db: Db;
 let audit: AuditStore;
 const taskQueue = `declared-baseline-${randomUUID()}`;
-
-beforeAll(async () => {
-  ({ client, connection } = await testClient());
-  db = openDb({ sqliteFile: ':memory:' });
-  audit = new AuditStore(db);
-  await audit.migrate();
-});
-afterAll(async () => {
-  await connection.close();
-  await db.close();
+useAuditSuite((c, a) => {
+  client = c;
+  audit = a;
 });
 
 const approval = (payload_sha256: string) => ({

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../../src/activities';
 import { listSubmissions, tripDomain } from '../../src/domain/trip';
-import { openSqlite, type Db } from '../../src/store/db';
+import { AuditStore } from '../../src/store/audit-store';
+import { openDb, openSqlite, type Db } from '../../src/store/db';
 import type { ScriptedTurn } from '../../src/models/spec';
 import { decideUpdate, getGateQuery } from '../../src/workflows/definitions';
 import { getRunQuery, type RunInput, type RunView } from '../../src/workflows/run-definitions';
@@ -52,6 +53,28 @@ export function useRunStack(use: (client: Client, stack: RunStack) => void): voi
   afterAll(async () => {
     await stack?.close();
     await connection?.close();
+  });
+}
+
+/**
+ * The set-up and tear-down of a suite that runs gates on an in-memory audit store: before
+ * the first test a test client and the migrated store, handed to `use`; after the last both
+ * are closed.
+ */
+export function useAuditSuite(use: (client: Client, audit: AuditStore) => void): void {
+  let connection: Connection | undefined;
+  let db: Db | undefined;
+  beforeAll(async () => {
+    const t = await testClient();
+    connection = t.connection;
+    db = openDb({ sqliteFile: ':memory:' });
+    const audit = new AuditStore(db);
+    await audit.migrate();
+    use(t.client, audit);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await db?.close();
   });
 }
 
