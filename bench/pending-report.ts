@@ -5,7 +5,7 @@ import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
-import { QUIET_SERVER_CORES, type ServerQuiet } from './settle';
+import { QUIET_SERVER_CORES, QUIET_TIMEOUT_MS, QUIET_WINDOW_MS, type ServerQuiet } from './settle';
 import { percentile } from './stats';
 
 export interface PendingResult {
@@ -119,7 +119,7 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
       : `${q.cores.toFixed(2)} cores after ${(q.waitedMs / 1000).toFixed(1)} s${q.quiet ? '' : ' (still busy, timed anyway)'}`;
   report.info(
     'pending.server_quiet',
-    `full ${quiet(r.quiet.full)}; idle ${quiet(r.quiet.idle)} (the server's CPU over the 2 s before the timed decisions; the bench waits up to 300 s for it to fall under ${QUIET_SERVER_CORES} cores, so the fill's aftermath is not timed)`,
+    `full ${quiet(r.quiet.full)}; idle ${quiet(r.quiet.idle)} (the server's CPU over the ${QUIET_WINDOW_MS / 1000} s before the timed decisions; the bench waits up to ${QUIET_TIMEOUT_MS / 1000} s for it to fall under ${QUIET_SERVER_CORES} cores, so the fill's aftermath is not timed)`,
   );
   report.value(
     'pending.list_limit50_p95',

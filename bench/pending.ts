@@ -55,7 +55,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       probe.slice(-20).map((g) => g.id),
       { timeoutMs: Math.max(300_000, count * 100), onProgress: progress, check },
     );
-  const serverQuiet = () => waitForQuietServer(ctx.server.pids, { timeoutMs: 300_000, onProgress: progress, check });
+  const serverQuiet = () => waitForQuietServer(ctx.server.pids, { onProgress: progress, check });
   try {
     api = await startBenchApi(env);
     // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:

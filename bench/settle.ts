@@ -77,7 +77,9 @@ export interface ServerQuiet {
 }
 
 export const QUIET_SERVER_CORES = 0.25;
-const QUIET_WINDOW_MS = 2000;
+export const QUIET_WINDOW_MS = 2000;
+/** How long `waitForQuietServer` waits at most by default. */
+export const QUIET_TIMEOUT_MS = 300_000;
 
 /**
  * Waits until the server's processes (`pids`: the dev server, or the real server and the
@@ -88,17 +90,18 @@ const QUIET_WINDOW_MS = 2000;
  */
 export async function waitForQuietServer(
   pids: readonly number[],
-  { timeoutMs, onProgress, check }: SettleOptions,
+  { timeoutMs = QUIET_TIMEOUT_MS, onProgress, check }: Partial<SettleOptions>,
 ): Promise<ServerQuiet> {
   const t0 = Date.now();
   let said = t0;
   for (;;) {
     check?.();
     const before = treeCpuMs(pids);
+    if (Number.isNaN(before)) return { waitedMs: 0, cores: NaN, quiet: false };
     await sleep(QUIET_WINDOW_MS);
     const cores = (treeCpuMs(pids) - before) / QUIET_WINDOW_MS;
     const waitedMs = Date.now() - t0;
-    if (Number.isNaN(cores)) return { waitedMs: 0, cores, quiet: false };
+    if (Number.isNaN(cores)) return { waitedMs, cores, quiet: false };
     if (cores < QUIET_SERVER_CORES) return { waitedMs, cores, quiet: true };
     if (waitedMs >= timeoutMs) return { waitedMs, cores, quiet: false };
     if (Date.now() - said >= 15_000) {
