@@ -1,5 +1,6 @@
 // The bench's knobs, all from the environment, with defaults sized so that the whole
 // default run takes about 5-8 minutes on a 2-core machine (bench/README.md).
+import { PORT_OFFSETS } from '../src/stack/temporal-config';
 
 export const SECTIONS = ['overhead', 'tool', 'create', 'pending'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -55,6 +56,12 @@ export interface BenchConfig {
    * limit as well (src/workflows/stack-frames.ts), to price that setting on its own.
    */
   bareStacks: 'sdk' | 'gate';
+  /**
+   * The Temporal server's Prometheus endpoint (BENCH_SERVER_METRICS), read before and after
+   * the pending section's timed decisions. Default: `gate stack`'s (the frontend port + 9)
+   * when TEMPORAL_ADDRESS is on this host; none for the embedded dev server.
+   */
+  serverMetrics?: string;
 }
 
 /** Thrown for a malformed knob: the bench exits 2 before anything starts. */
@@ -126,5 +133,12 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     keepDir: env.BENCH_KEEP_DIR === '1',
     client,
     bareStacks,
+    serverMetrics: serverMetricsUrl(env),
   };
+}
+
+function serverMetricsUrl(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.BENCH_SERVER_METRICS !== undefined) return env.BENCH_SERVER_METRICS || undefined; // empty: off
+  const local = /^(127\.0\.0\.1|localhost):(\d+)$/.exec(env.TEMPORAL_ADDRESS ?? '');
+  return local ? `http://127.0.0.1:${Number(local[2]) + PORT_OFFSETS.metrics}/metrics` : undefined;
 }

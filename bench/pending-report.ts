@@ -3,6 +3,7 @@ import type { BenchConfig } from './config';
 import type { CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
+import { formatMetricDeltas, type MetricDelta } from './server-metrics';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
 import { QUIET_SERVER_CORES, QUIET_TIMEOUT_MS, QUIET_WINDOW_MS, type ServerQuiet } from './settle';
@@ -25,6 +26,8 @@ export interface PendingResult {
   cpu: { idle: CpuSpent; full: CpuSpent };
   /** The server's load before the idle and the full-queue decisions (the bench waits for it to fall). */
   quiet: { idle: ServerQuiet; full: ServerQuiet };
+  /** The server's own latency metrics per decision (bench/server-metrics.ts); undefined without an endpoint. */
+  serverTime: { idle?: MetricDelta[]; full?: MetricDelta[] };
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -113,6 +116,15 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
   const cpu = (c: CpuSpent): string =>
     `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
   report.info('pending.decision_cpu', `per decision: full ${cpu(r.cpu.full)}; idle ${cpu(r.cpu.idle)}`);
+  for (const phase of ['idle', 'full'] as const) {
+    const deltas = r.serverTime[phase];
+    report.info(
+      `pending.server_time_${phase}`,
+      deltas
+        ? `per decision, from the server's metrics: ${formatMetricDeltas(deltas)}`
+        : 'n/a (no server metrics endpoint: BENCH_SERVER_METRICS)',
+    );
+  }
   const quiet = (q: ServerQuiet): string =>
     Number.isNaN(q.cores)
       ? 'not measured (no server process on this host)'

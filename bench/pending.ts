@@ -11,6 +11,7 @@ import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
+import { serverMetricsMeter } from './server-metrics';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { spawnWorkerProcess } from './worker-process';
@@ -68,8 +69,10 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await sleep(2000);
     const idleQuiet = await serverQuiet();
     const idleMeter = meterDecisions();
+    const idleMetrics = await serverMetricsMeter(cfg.serverMetrics);
     const idle = await approveEach(gates, idleRefs, check);
     const idleCpu = idleMeter(idleRefs.length);
+    const idleServer = await idleMetrics(idleRefs.length);
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
@@ -93,11 +96,13 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     const cached: Decisions = { latencies: [], failures: [] };
     const uncached: Decisions = { latencies: [], failures: [] };
     const fullMeter = meterDecisions();
+    const fullMetrics = await serverMetricsMeter(cfg.serverMetrics);
     for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
       if (newest[i]) await approveEach(gates, [newest[i]!], check, cached);
       if (oldest[i]) await approveEach(gates, [oldest[i]!], check, uncached);
     }
     const fullCpu = fullMeter(newest.length + oldest.length);
+    const fullServer = await fullMetrics(newest.length + oldest.length);
 
     // (d) lists through the API with the queue full.
     const list50 = await timeList(api, 50, cfg.listN);
@@ -117,6 +122,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       uncached,
       cpu: { idle: idleCpu, full: fullCpu },
       quiet: { idle: idleQuiet, full: fullQuiet },
+      serverTime: { idle: idleServer, full: fullServer },
       attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
       list50,
       list500,

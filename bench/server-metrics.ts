@@ -1,0 +1,97 @@
+// Where a Temporal server spends a phase's time, from its Prometheus endpoint: the sums and
+// counts of its latency histograms (per operation) read before and after the phase. The CPU
+// meters say whether a slower decision cost the server more; this says on what: persistence
+// calls, the mutable-state cache, the RPC handlers, queue tasks.
+
+/** The histogram families read, by the label that names what was timed. */
+const FAMILIES: Record<string, string> = {
+  service_latency: 'operation',
+  persistence_latency: 'operation',
+  cache_latency: 'operation',
+  task_latency_processing: 'task_type',
+  task_latency_queue: 'task_type',
+};
+
+/** Long polls: their time is waiting for work, not doing it. */
+const IGNORED = /^Poll/;
+
+/** `family service:operation` -> seconds summed and observations, over every other label. */
+export type MetricTotals = Map<string, { sum: number; count: number }>;
+
+const LINE = /^([a-z_]+)_(sum|count)\{([^}]*)\}\s+(\S+)$/;
+
+function label(labels: string, name: string): string {
+  const m = new RegExp(`(?:^|,)${name}="([^"]*)"`).exec(labels);
+  return m?.[1] ?? '?';
+}
+
+/** Totals of the families above from Prometheus text exposition; lines of other families are ignored. */
+export function parseMetricTotals(text: string): MetricTotals {
+  const totals: MetricTotals = new Map();
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const [, family, kind, labels, raw] = m as unknown as [string, string, 'sum' | 'count', string, string];
+    const by = FAMILIES[family];
+    const value = Number(raw);
+    if (!by || !Number.isFinite(value)) continue;
+    const what = label(labels, by);
+    if (IGNORED.test(what)) continue;
+    const key = `${family} ${label(labels, 'service_name')}:${what}`;
+    const t = totals.get(key) ?? { sum: 0, count: 0 };
+    t[kind] += value;
+    totals.set(key, t);
+  }
+  return totals;
+}
+
+export interface MetricDelta {
+  key: string;
+  /** ms per unit (per decision, say) spent in this operation during the phase. */
+  msPerUnit: number;
+  /** Observations per unit. */
+  callsPerUnit: number;
+}
+
+/** What grew between two readings, per unit, largest time first; the `top` biggest. */
+export function diffMetricTotals(before: MetricTotals, after: MetricTotals, units: number, top = 8): MetricDelta[] {
+  const out: MetricDelta[] = [];
+  for (const [key, a] of after) {
+    const b = before.get(key) ?? { sum: 0, count: 0 };
+    const count = a.count - b.count;
+    if (count <= 0) continue;
+    out.push({ key, msPerUnit: ((a.sum - b.sum) * 1000) / units, callsPerUnit: count / units });
+  }
+  return out.sort((x, y) => y.msPerUnit - x.msPerUnit).slice(0, top);
+}
+
+export function formatMetricDeltas(deltas: MetricDelta[]): string {
+  if (deltas.length === 0) return 'nothing recorded';
+  return deltas.map((d) => `${d.key} ${d.msPerUnit.toFixed(2)} ms (${d.callsPerUnit.toFixed(1)} calls)`).join('; ');
+}
+
+/** Reads the endpoint; undefined (and one progress line from the caller) when it does not answer. */
+export async function scrapeMetricTotals(url: string): Promise<MetricTotals | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return undefined;
+    return parseMetricTotals(await res.text());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A meter over one phase: call it before, call what it returns after with the phase's units.
+ * Without a URL, or when the endpoint does not answer, the result is undefined.
+ */
+export async function serverMetricsMeter(
+  url: string | undefined,
+): Promise<(units: number) => Promise<MetricDelta[] | undefined>> {
+  const before = url ? await scrapeMetricTotals(url) : undefined;
+  return async (units) => {
+    if (!url || !before) return undefined;
+    const after = await scrapeMetricTotals(url);
+    return after ? diffMetricTotals(before, after, units) : undefined;
+  };
+}
