@@ -28,6 +28,8 @@ export interface PendingResult {
   quiet: { idle: ServerQuiet; full: ServerQuiet };
   /** The server's own latency metrics per decision (bench/server-metrics.ts); undefined without an endpoint. */
   serverTime: { idle?: MetricDelta[]; full?: MetricDelta[] };
+  /** The worker's sticky cache hits and misses during each group's decisions (its SDK counters). */
+  cacheTasks: Record<'newest' | 'oldest', { hit: number; miss: number }>;
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -104,6 +106,11 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     'ms',
     { op: '<=', value: 1.5 },
     ['oldest', 'newest'],
+  );
+  const t = r.cacheTasks;
+  report.info(
+    'pending.decision_cache',
+    `workflow tasks that found their gate in the worker's cache: newest ${t.newest.hit} of ${t.newest.hit + t.newest.miss}, oldest ${t.oldest.hit} of ${t.oldest.hit + t.oldest.miss} (the SDK's sticky cache counters)`,
   );
   report.ratio(
     'pending.decision_full_p50',

@@ -11,9 +11,10 @@ import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { serverMetricsMeter } from './server-metrics';
+import { serverMetricsMeter, stickyCacheCounts } from './server-metrics';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
+import { freePort } from './temporal-server';
 import { spawnWorkerProcess } from './worker-process';
 
 /** With TEMPORAL_ADDRESS, the gates left waiting are terminated by one batch job, so a shared server is not left with thousands of them. */
@@ -31,7 +32,10 @@ async function terminateLeftovers(ctx: BenchContext, queue: string): Promise<voi
 export async function pendingSection(ctx: BenchContext): Promise<void> {
   const { client, cfg, report } = ctx;
   const queue = taskQueue('pending');
-  const env = gateEnv(ctx, dataDir(ctx, 'pending'), queue);
+  // The worker's Prometheus endpoint: its sticky cache counters say which decisions found their gate cached.
+  const workerMetrics = `127.0.0.1:${await freePort()}`;
+  const env = gateEnv(ctx, dataDir(ctx, 'pending'), queue, { GATE_WORKER_METRICS_ADDRESS: workerMetrics });
+  const stickyCache = () => stickyCacheCounts(`http://${workerMetrics}/metrics`);
   const cacheSize = loadConfig(env).workflowCacheSize;
   progress('pending: starting the gate worker process');
   const worker = await spawnWorkerProcess(env);
@@ -93,13 +97,26 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     const d = cfg.decisions;
     const newest = filled.gates.slice(-d);
     const oldest = filled.gates.slice(0, Math.min(d, Math.max(0, filled.gates.length - d)));
+    // The catch-up does not run first tasks in creation order, so the newest gates are not
+    // necessarily the last the worker touched: read each once (a query, as a reviewer's page
+    // does before the decision), untimed, so they are the ones in its cache.
+    for (const g of newest) await gates.get(g.id);
     const cached: Decisions = { latencies: [], failures: [] };
     const uncached: Decisions = { latencies: [], failures: [] };
+    const tasks = { newest: { hit: 0, miss: 0 }, oldest: { hit: 0, miss: 0 } };
+    const countTasks = async (group: keyof typeof tasks, decide: () => Promise<unknown>): Promise<void> => {
+      const before = await stickyCache();
+      await decide();
+      const after = await stickyCache();
+      if (!before || !after) return;
+      tasks[group].hit += after.hit - before.hit;
+      tasks[group].miss += after.miss - before.miss;
+    };
     const fullMeter = meterDecisions();
     const fullMetrics = await serverMetricsMeter(cfg.serverMetrics);
     for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
-      if (newest[i]) await approveEach(gates, [newest[i]!], check, cached);
-      if (oldest[i]) await approveEach(gates, [oldest[i]!], check, uncached);
+      if (newest[i]) await countTasks('newest', () => approveEach(gates, [newest[i]!], check, cached));
+      if (oldest[i]) await countTasks('oldest', () => approveEach(gates, [oldest[i]!], check, uncached));
     }
     const fullCpu = fullMeter(newest.length + oldest.length);
     const fullServer = await fullMetrics(newest.length + oldest.length);
@@ -123,6 +140,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       cpu: { idle: idleCpu, full: fullCpu },
       quiet: { idle: idleQuiet, full: fullQuiet },
       serverTime: { idle: idleServer, full: fullServer },
+      cacheTasks: tasks,
       attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
       list50,
       list500,

@@ -95,3 +95,29 @@ export async function serverMetricsMeter(
     return after ? diffMetricTotals(before, after, units) : undefined;
   };
 }
+
+/** A counter's value summed over its label sets (`name` or `name_total`); 0 when absent. */
+export function counterTotal(text: string, name: string): number {
+  let total = 0;
+  const re = new RegExp(`^${name}(?:_total)?(?:\\{[^}]*\\})?\\s+(\\S+)$`, 'gm');
+  for (const m of text.matchAll(re)) {
+    const v = Number(m[1]);
+    if (Number.isFinite(v)) total += v;
+  }
+  return total;
+}
+
+/** The gate worker's sticky cache hits and misses (the SDK's counters) so far; undefined when its endpoint does not answer. */
+export async function stickyCacheCounts(url: string): Promise<{ hit: number; miss: number } | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return undefined;
+    const text = await res.text();
+    return {
+      hit: counterTotal(text, 'temporal_sticky_cache_hit'),
+      miss: counterTotal(text, 'temporal_sticky_cache_miss'),
+    };
+  } catch {
+    return undefined;
+  }
+}

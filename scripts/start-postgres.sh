@@ -6,7 +6,9 @@
 #   PORT  TCP port on 127.0.0.1 (default: a free one)
 # Stdout also carries GATE_PG_DIR=<dir> before the URL; stop with scripts/stop-postgres.sh <dir>.
 # Env: GATE_PG_DB names the database (default gate_test); GATE_PG_DURABLE=1 keeps fsync and
-# synchronous commits on (the production stack, whose chaos test stops PostgreSQL mid-write).
+# synchronous commits on (the production stack, whose chaos test stops PostgreSQL mid-write);
+# GATE_PG_SETTINGS adds server settings, space-separated name=value pairs (gate stack's
+# PG_SERVER_SETTINGS in src/stack/settings.ts), applied at every start.
 # Binaries: $PG_BIN, else the newest /usr/lib/postgresql/<version>/bin, else initdb on PATH.
 # As root, the cluster runs as the `postgres` user (initdb refuses to run as root).
 # Exit codes: 0 ok, 2 bad usage, 3 no PostgreSQL binaries, 1 anything else.
@@ -66,6 +68,10 @@ log "starting on 127.0.0.1:$PORT"
 # Unless GATE_PG_DURABLE=1, fsync off: throwaway data, faster tests. Unix socket in DIR, so nothing touches /var/run.
 OPTS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1"
 [[ "${GATE_PG_DURABLE:-}" == 1 ]] || OPTS="$OPTS -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+for setting in ${GATE_PG_SETTINGS:-}; do
+  [[ "$setting" =~ ^[a-z_]+=[A-Za-z0-9._]+$ ]] || { log "bad GATE_PG_SETTINGS entry: $setting (want name=value)"; exit 2; }
+  OPTS="$OPTS -c $setting"
+done
 as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/postgres.log" -w -t 60 -o "$OPTS" start >&2 ||
   { log "postgres did not start:"; tail -n 30 "$DIR/postgres.log" >&2; exit 1; }
 

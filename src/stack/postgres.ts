@@ -23,14 +23,22 @@ export function postgresPid(s: Pick<StackSettings, 'dir'>): number | undefined {
 
 /**
  * Starts (initialising on first use) the stack's PostgreSQL with Debian's binaries via
- * scripts/start-postgres.sh, durable (fsync and synchronous commit on), and returns its pid.
+ * scripts/start-postgres.sh, durable (fsync and synchronous commit on) and with the stack's
+ * server settings (PG_SERVER_SETTINGS), and returns its pid.
  */
-export function startPostgres(s: Pick<StackSettings, 'dir' | 'pgPort'>): number {
+export function startPostgres(s: Pick<StackSettings, 'dir' | 'pgPort' | 'pgSettings'>): number {
   fs.mkdirSync(pgDir(s), { recursive: true });
   const r = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'start-postgres.sh'), pgDir(s), String(s.pgPort)], {
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, GATE_PG_DB: 'postgres', GATE_PG_DURABLE: '1' },
+    env: {
+      ...process.env,
+      GATE_PG_DB: 'postgres',
+      GATE_PG_DURABLE: '1',
+      GATE_PG_SETTINGS: Object.entries(s.pgSettings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    },
   });
   if (r.status === 3)
     throw new Error(`PostgreSQL's server binaries are missing: apt-get install postgresql\n${r.stderr}`);

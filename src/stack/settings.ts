@@ -21,6 +21,34 @@ export const SCHEMA_DIRS = {
 /** The project's dynamic config for the server, mounted by docker-compose.yml too. */
 export const DYNAMIC_CONFIG_FILE = path.join(PROJECT_ROOT, 'deploy', 'temporal', 'dynamicconfig.yaml');
 
+/**
+ * PostgreSQL's server settings in the stack, given at every start (and as the compose
+ * file's postgresql command); GATE_STACK_PG_SETTINGS adds to or overrides them. PostgreSQL
+ * ships sized for a small shared machine (128 MB of shared buffers, a checkpoint at every
+ * 1 GB of WAL). Temporal's SQL visibility table carries some sixty indexes, so at 100,000
+ * gates it held 1.8 GB, and every visibility write touched a page of each: see
+ * bench/README.md, "PostgreSQL's buffers and checkpoints at 100,000 gates".
+ */
+export const PG_SERVER_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '1GB',
+  max_wal_size: '8GB',
+  checkpoint_timeout: '15min',
+  wal_compression: 'lz4',
+};
+
+const PG_SETTING = /^([a-z_]+)=([A-Za-z0-9._]+)$/;
+
+/** PG_SERVER_SETTINGS with GATE_STACK_PG_SETTINGS (space-separated name=value) over them. */
+export function pgServerSettings(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = { ...PG_SERVER_SETTINGS };
+  for (const entry of (raw ?? '').split(/\s+/).filter(Boolean)) {
+    const m = PG_SETTING.exec(entry);
+    if (!m) throw new Error(`GATE_STACK_PG_SETTINGS: "${entry}" is not name=value (letters, digits, . and _)`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
 /** How many worker processes the stack runs. */
 export const STACK_WORKERS = 2;
 
@@ -48,6 +76,8 @@ export interface StackSettings {
   taskQueue: string;
   /** Where the server binaries live (.tools/temporal-server-<version>). */
   toolsDir: string;
+  /** PostgreSQL's server settings (`pgServerSettings`). */
+  pgSettings: Record<string, string>;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -74,6 +104,7 @@ export function stackSettings(env: NodeJS.ProcessEnv = process.env): StackSettin
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.GATE_TASK_QUEUE || 'approval-gate',
     toolsDir: path.join(PROJECT_ROOT, '.tools', `temporal-server-${TEMPORAL_SERVER_VERSION}`),
+    pgSettings: pgServerSettings(env.GATE_STACK_PG_SETTINGS),
   };
 }
 

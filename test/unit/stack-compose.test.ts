@@ -7,6 +7,7 @@ import {
   GATE_PROCESS_ENV,
   PG_DATABASES,
   PG_ROLE,
+  PG_SERVER_SETTINGS,
   SCHEMA_DIRS,
   STACK_WORKERS,
   TEMPORAL_SERVER_VERSION,
@@ -54,6 +55,25 @@ describe('docker-compose.yml and gate stack', () => {
     for (const dir of Object.values(SCHEMA_DIRS))
       expect(dir).toMatch(/^schema\/postgresql\/v12\/(temporal|visibility)\/versioned$/);
     expect(steps).toContain('update-schema --schema-dir "/etc/temporal/schema/postgresql/v12/$$dir/versioned"');
+  });
+
+  it("start PostgreSQL with the same server settings, and GATE_STACK_PG_SETTINGS adds to gate stack's", () => {
+    const command = services.postgresql.command as string[];
+    expect(command[0]).toBe('postgres');
+    const given = Object.fromEntries(
+      command
+        .slice(1)
+        .filter((a) => a !== '-c')
+        .map((a) => a.split('=') as [string, string]),
+    );
+    expect(given).toEqual(PG_SERVER_SETTINGS);
+    expect(stackSettings({}).pgSettings).toEqual(PG_SERVER_SETTINGS);
+    expect(stackSettings({ GATE_STACK_PG_SETTINGS: ' shared_buffers=4GB  work_mem=64MB ' }).pgSettings).toEqual({
+      ...PG_SERVER_SETTINGS,
+      shared_buffers: '4GB',
+      work_mem: '64MB',
+    });
+    expect(() => stackSettings({ GATE_STACK_PG_SETTINGS: 'shared_buffers=1GB;drop' })).toThrow(/not name=value/);
   });
 
   it('register the default namespace and exactly the gate search attributes', () => {
