@@ -1,5 +1,5 @@
 import { loadBenchConfig } from '../../bench/config';
-import { diffMetricTotals, formatMetricDeltas, parseMetricTotals } from '../../bench/server-metrics';
+import { counterTotal, diffMetricTotals, formatMetricDeltas, parseMetricTotals } from '../../bench/server-metrics';
 
 const NS = 'namespace="default"';
 
@@ -77,5 +77,20 @@ describe('BENCH_SERVER_METRICS', () => {
     expect(
       loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7633', BENCH_SERVER_METRICS: '' }).serverMetrics,
     ).toBeUndefined();
+  });
+});
+
+describe('counterTotal', () => {
+  it("sums a counter over its label sets, with or without Prometheus's _total suffix", () => {
+    const text = [
+      '# TYPE temporal_sticky_cache_hit_total counter',
+      'temporal_sticky_cache_hit_total{namespace="default",task_queue="q1"} 7',
+      'temporal_sticky_cache_hit_total{namespace="default",task_queue="q2"} 5',
+      'temporal_sticky_cache_hit_ratio 0.5',
+      'temporal_sticky_cache_miss 3',
+    ].join('\n');
+    expect(counterTotal(text, 'temporal_sticky_cache_hit')).toBe(12);
+    expect(counterTotal(text, 'temporal_sticky_cache_miss')).toBe(3);
+    expect(counterTotal(text, 'temporal_sticky_cache_forced_eviction')).toBe(0);
   });
 });
