@@ -70,15 +70,20 @@ export function formatMetricDeltas(deltas: MetricDelta[]): string {
   return deltas.map((d) => `${d.key} ${d.msPerUnit.toFixed(2)} ms (${d.callsPerUnit.toFixed(1)} calls)`).join('; ');
 }
 
-/** Reads the endpoint; undefined (and one progress line from the caller) when it does not answer. */
-export async function scrapeMetricTotals(url: string): Promise<MetricTotals | undefined> {
+/** A Prometheus endpoint's text; undefined when it does not answer (within 5 s) or answers an error. */
+async function metricsText(url: string): Promise<string | undefined> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) return undefined;
-    return parseMetricTotals(await res.text());
+    return res.ok ? await res.text() : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The server's latency totals (`parseMetricTotals`); undefined when the endpoint does not answer. */
+export async function scrapeMetricTotals(url: string): Promise<MetricTotals | undefined> {
+  const text = await metricsText(url);
+  return text === undefined ? undefined : parseMetricTotals(text);
 }
 
 /**
@@ -90,8 +95,8 @@ export async function serverMetricsMeter(
 ): Promise<(units: number) => Promise<MetricDelta[] | undefined>> {
   const before = url ? await scrapeMetricTotals(url) : undefined;
   return async (units) => {
-    if (!url || !before) return undefined;
-    const after = await scrapeMetricTotals(url);
+    if (!before) return undefined; // no URL, or no answer before the phase
+    const after = await scrapeMetricTotals(url!);
     return after ? diffMetricTotals(before, after, units) : undefined;
   };
 }
@@ -109,15 +114,10 @@ export function counterTotal(text: string, name: string): number {
 
 /** The gate worker's sticky cache hits and misses (the SDK's counters) so far; undefined when its endpoint does not answer. */
 export async function stickyCacheCounts(url: string): Promise<{ hit: number; miss: number } | undefined> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) return undefined;
-    const text = await res.text();
-    return {
-      hit: counterTotal(text, 'temporal_sticky_cache_hit'),
-      miss: counterTotal(text, 'temporal_sticky_cache_miss'),
-    };
-  } catch {
-    return undefined;
-  }
+  const text = await metricsText(url);
+  if (text === undefined) return undefined;
+  return {
+    hit: counterTotal(text, 'temporal_sticky_cache_hit'),
+    miss: counterTotal(text, 'temporal_sticky_cache_miss'),
+  };
 }
