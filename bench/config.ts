@@ -59,9 +59,10 @@ export interface BenchConfig {
   /**
    * The Temporal server's Prometheus endpoint (BENCH_SERVER_METRICS), read before and after
    * the pending section's timed decisions. Default: `gate stack`'s (the frontend port + 9)
-   * when TEMPORAL_ADDRESS is on this host; none for the embedded dev server.
+   * when TEMPORAL_ADDRESS is on this host; the embedded dev server's own (a port the bench
+   * gives it). `off` when BENCH_SERVER_METRICS is set and empty.
    */
-  serverMetrics?: string;
+  serverMetrics?: string | 'off';
 }
 
 /** Thrown for a malformed knob: the bench exits 2 before anything starts. */
@@ -138,7 +139,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
 }
 
 function serverMetricsUrl(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.BENCH_SERVER_METRICS !== undefined) return env.BENCH_SERVER_METRICS || undefined; // empty: off
+  if (env.BENCH_SERVER_METRICS !== undefined) return env.BENCH_SERVER_METRICS || 'off';
   const local = /^(127\.0\.0\.1|localhost):(\d+)$/.exec(env.TEMPORAL_ADDRESS ?? '');
   return local ? `http://127.0.0.1:${Number(local[2]) + PORT_OFFSETS.metrics}/metrics` : undefined;
 }

@@ -172,6 +172,18 @@ export function medianCpu(rounds: { cpu: CpuSpent }[]): CpuSpent {
   return out;
 }
 
+/** Adds `c` to the running total `acc`: every figure of it, the thread groups too once both have them. */
+export function addCpu(acc: CpuSpent, c: CpuSpent): void {
+  acc.bench += c.bench;
+  acc.server += c.server;
+  if (c.worker !== undefined) acc.worker = (acc.worker ?? 0) + c.worker;
+  if (c.threads) {
+    const t = acc.threads ?? byGroup(() => 0);
+    for (const g of THREAD_GROUPS) t[g] += c.threads[g];
+    acc.threads = t;
+  }
+}
+
 /** CPU per unit of work: every figure of `c` divided by `n`. */
 export function perUnit(c: CpuSpent, n: number): CpuSpent {
   const out: CpuSpent = { bench: c.bench / n, server: c.server / n };

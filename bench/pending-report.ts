@@ -1,9 +1,10 @@
 // The pending section's figures and targets.
 import type { BenchConfig } from './config';
-import type { CpuSpent } from './cpu';
+import { threadsText, type CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
-import { formatMetricDeltas, type MetricDelta } from './server-metrics';
+import { tallyCpu, tallyTime, type GroupTally } from './pending-groups';
+import { formatMetricDeltas } from './server-metrics';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
 import { QUIET_SERVER_CORES, QUIET_TIMEOUT_MS, QUIET_WINDOW_MS, type ServerQuiet } from './settle';
@@ -22,14 +23,10 @@ export interface PendingResult {
   idle: Decisions;
   cached: Decisions;
   uncached: Decisions;
-  /** CPU ms per decision (bench process, server processes, worker process), idle and with the queue full. */
-  cpu: { idle: CpuSpent; full: CpuSpent };
   /** The server's load before the idle and the full-queue decisions (the bench waits for it to fall). */
   quiet: { idle: ServerQuiet; full: ServerQuiet };
-  /** The server's own latency metrics per decision (bench/server-metrics.ts); undefined without an endpoint. */
-  serverTime: { idle?: MetricDelta[]; full?: MetricDelta[] };
-  /** The worker's sticky cache hits and misses during each group's decisions (its SDK counters). */
-  cacheTasks: Record<'newest' | 'oldest', { hit: number; miss: number }>;
+  /** What each group's decisions cost, read around each decision (bench/pending-groups.ts). */
+  groups: Record<'idle' | 'newest' | 'oldest', GroupTally>;
   attempted: { idle: number; newest: number; oldest: number };
   list50: ListTiming;
   list500: ListTiming;
@@ -107,10 +104,10 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     { op: '<=', value: 1.5 },
     ['oldest', 'newest'],
   );
-  const t = r.cacheTasks;
+  const { newest, oldest } = r.groups;
   report.info(
     'pending.decision_cache',
-    `workflow tasks that found their gate in the worker's cache: newest ${t.newest.hit} of ${t.newest.hit + t.newest.miss}, oldest ${t.oldest.hit} of ${t.oldest.hit + t.oldest.miss} (the SDK's sticky cache counters)`,
+    `workflow tasks that found their gate in the worker's cache: newest ${newest.tasks.hit} of ${newest.tasks.hit + newest.tasks.miss}, oldest ${oldest.tasks.hit} of ${oldest.tasks.hit + oldest.tasks.miss} (the SDK's sticky cache counters)`,
   );
   report.ratio(
     'pending.decision_full_p50',
@@ -121,17 +118,23 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     ['full', 'idle'],
   );
   const cpu = (c: CpuSpent): string =>
-    `bench ${fmt(c.bench, 'ms')} + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
-  report.info('pending.decision_cpu', `per decision: full ${cpu(r.cpu.full)}; idle ${cpu(r.cpu.idle)}`);
-  for (const phase of ['idle', 'full'] as const) {
-    const deltas = r.serverTime[phase];
-    report.info(
-      `pending.server_time_${phase}`,
-      deltas
-        ? `per decision, from the server's metrics: ${formatMetricDeltas(deltas)}`
-        : 'n/a (no server metrics endpoint: BENCH_SERVER_METRICS)',
-    );
-  }
+    `bench ${fmt(c.bench, 'ms')} (${threadsText(c)}) + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
+  report.info(
+    'pending.decision_cpu',
+    `per decision: idle ${cpu(tallyCpu(r.groups.idle))}; newest ${cpu(tallyCpu(newest))}; oldest ${cpu(tallyCpu(oldest))}`,
+  );
+  const sources = {
+    server: ["the server's metrics", 'no server metrics endpoint: BENCH_SERVER_METRICS'],
+    worker: ["the worker's SDK metrics", "the worker's metrics endpoint did not answer"],
+  } as const;
+  for (const [of, [from, missing]] of Object.entries(sources) as [keyof typeof sources, readonly [string, string]][])
+    for (const group of ['idle', 'newest', 'oldest'] as const) {
+      const deltas = tallyTime(r.groups[group], of);
+      report.info(
+        `pending.${of}_time_${group}`,
+        deltas ? `per decision, from ${from}: ${formatMetricDeltas(deltas)}` : `n/a (${missing})`,
+      );
+    }
   const quiet = (q: ServerQuiet): string =>
     Number.isNaN(q.cores)
       ? 'not measured (no server process on this host)'

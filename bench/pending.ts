@@ -6,12 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
-import { cpuMeter, perUnit, type CpuSpent } from './cpu';
 import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { serverMetricsMeter, stickyCacheCounts } from './server-metrics';
+import { groupMeter, newTally } from './pending-groups';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { freePort } from './temporal-server';
@@ -35,7 +34,6 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   // The worker's Prometheus endpoint: its sticky cache counters say which decisions found their gate cached.
   const workerMetrics = `127.0.0.1:${await freePort()}`;
   const env = gateEnv(ctx, dataDir(ctx, 'pending'), queue, { GATE_WORKER_METRICS_ADDRESS: workerMetrics });
-  const stickyCache = () => stickyCacheCounts(`http://${workerMetrics}/metrics`);
   const cacheSize = loadConfig(env).workflowCacheSize;
   progress('pending: starting the gate worker process');
   const worker = await spawnWorkerProcess(env);
@@ -47,11 +45,15 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     ctx.server.check();
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
   };
-  // CPU per decision of the bench process (client and API), the dev server and the worker process.
-  const meterDecisions = (): ((n: number) => CpuSpent) => {
-    const spent = cpuMeter(ctx.server.pids, worker.pid);
-    return (n) => perUnit(spent(), n);
-  };
+  // Around each timed decision: cache hits, CPU (bench process, server, worker), the server's latency metrics.
+  const metered = groupMeter({
+    workerMetrics: `http://${workerMetrics}/metrics`,
+    serverMetrics: ctx.server.metricsUrl,
+    serverPids: ctx.server.pids,
+    workerPid: worker.pid,
+  });
+  const decisions = (): Decisions => ({ latencies: [], failures: [] });
+  const groups = { idle: newTally(), newest: newTally(), oldest: newTally() };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
       client,
@@ -72,11 +74,8 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await approveEach(gates, idleAll.slice(0, warm), check);
     await sleep(2000);
     const idleQuiet = await serverQuiet();
-    const idleMeter = meterDecisions();
-    const idleMetrics = await serverMetricsMeter(cfg.serverMetrics);
-    const idle = await approveEach(gates, idleRefs, check);
-    const idleCpu = idleMeter(idleRefs.length);
-    const idleServer = await idleMetrics(idleRefs.length);
+    const idle = decisions();
+    for (const g of idleRefs) await metered(groups.idle, () => approveEach(gates, [g], check, idle));
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
@@ -101,25 +100,12 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     // necessarily the last the worker touched: read each once (a query, as a reviewer's page
     // does before the decision), untimed, so they are the ones in its cache.
     for (const g of newest) await gates.get(g.id);
-    const cached: Decisions = { latencies: [], failures: [] };
-    const uncached: Decisions = { latencies: [], failures: [] };
-    const tasks = { newest: { hit: 0, miss: 0 }, oldest: { hit: 0, miss: 0 } };
-    const countTasks = async (group: keyof typeof tasks, decide: () => Promise<unknown>): Promise<void> => {
-      const before = await stickyCache();
-      await decide();
-      const after = await stickyCache();
-      if (!before || !after) return;
-      tasks[group].hit += after.hit - before.hit;
-      tasks[group].miss += after.miss - before.miss;
-    };
-    const fullMeter = meterDecisions();
-    const fullMetrics = await serverMetricsMeter(cfg.serverMetrics);
+    const cached = decisions();
+    const uncached = decisions();
     for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
-      if (newest[i]) await countTasks('newest', () => approveEach(gates, [newest[i]!], check, cached));
-      if (oldest[i]) await countTasks('oldest', () => approveEach(gates, [oldest[i]!], check, uncached));
+      if (newest[i]) await metered(groups.newest, () => approveEach(gates, [newest[i]!], check, cached));
+      if (oldest[i]) await metered(groups.oldest, () => approveEach(gates, [oldest[i]!], check, uncached));
     }
-    const fullCpu = fullMeter(newest.length + oldest.length);
-    const fullServer = await fullMetrics(newest.length + oldest.length);
 
     // (d) lists through the API with the queue full.
     const list50 = await timeList(api, 50, cfg.listN);
@@ -137,10 +123,8 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       idle,
       cached,
       uncached,
-      cpu: { idle: idleCpu, full: fullCpu },
       quiet: { idle: idleQuiet, full: fullQuiet },
-      serverTime: { idle: idleServer, full: fullServer },
-      cacheTasks: tasks,
+      groups,
       attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
       list50,
       list500,

@@ -3,13 +3,19 @@
 // meters say whether a slower decision cost the server more; this says on what: persistence
 // calls, the mutable-state cache, the RPC handlers, queue tasks.
 
-/** The histogram families read, by the label that names what was timed. */
+/**
+ * The histogram families read, by the label that names what was timed: the server's, and
+ * the SDK's workflow task latencies of a worker (in seconds, as the gate's workers export them).
+ */
 const FAMILIES: Record<string, string> = {
   service_latency: 'operation',
   persistence_latency: 'operation',
   cache_latency: 'operation',
   task_latency_processing: 'task_type',
   task_latency_queue: 'task_type',
+  temporal_workflow_task_schedule_to_start_latency: 'task_queue',
+  temporal_workflow_task_execution_latency: 'workflow_type',
+  temporal_workflow_task_replay_latency: 'workflow_type',
 };
 
 /** Long polls: their time is waiting for work, not doing it. */
@@ -32,12 +38,12 @@ export function parseMetricTotals(text: string): MetricTotals {
     const m = LINE.exec(line);
     if (!m) continue;
     const [, family, kind, labels, raw] = m as unknown as [string, string, 'sum' | 'count', string, string];
-    const by = FAMILIES[family];
+    const by = FAMILIES[family.replace(/_seconds$/, '')];
     const value = Number(raw);
     if (!by || !Number.isFinite(value)) continue;
     const what = label(labels, by);
     if (IGNORED.test(what)) continue;
-    const key = `${family} ${label(labels, 'service_name')}:${what}`;
+    const key = `${family.replace(/_seconds$/, '')} ${label(labels, 'service_name')}:${what}`;
     const t = totals.get(key) ?? { sum: 0, count: 0 };
     t[kind] += value;
     totals.set(key, t);
@@ -65,6 +71,17 @@ export function diffMetricTotals(before: MetricTotals, after: MetricTotals, unit
   return out.sort((x, y) => y.msPerUnit - x.msPerUnit).slice(0, top);
 }
 
+/** Adds what grew between two readings to `acc` (a running total over several windows). */
+export function addMetricDelta(acc: MetricTotals, before: MetricTotals, after: MetricTotals): void {
+  for (const [key, a] of after) {
+    const b = before.get(key) ?? { sum: 0, count: 0 };
+    const t = acc.get(key) ?? { sum: 0, count: 0 };
+    t.sum += a.sum - b.sum;
+    t.count += a.count - b.count;
+    acc.set(key, t);
+  }
+}
+
 export function formatMetricDeltas(deltas: MetricDelta[]): string {
   if (deltas.length === 0) return 'nothing recorded';
   return deltas.map((d) => `${d.key} ${d.msPerUnit.toFixed(2)} ms (${d.callsPerUnit.toFixed(1)} calls)`).join('; ');
@@ -86,21 +103,6 @@ export async function scrapeMetricTotals(url: string): Promise<MetricTotals | un
   return text === undefined ? undefined : parseMetricTotals(text);
 }
 
-/**
- * A meter over one phase: call it before, call what it returns after with the phase's units.
- * Without a URL, or when the endpoint does not answer, the result is undefined.
- */
-export async function serverMetricsMeter(
-  url: string | undefined,
-): Promise<(units: number) => Promise<MetricDelta[] | undefined>> {
-  const before = url ? await scrapeMetricTotals(url) : undefined;
-  return async (units) => {
-    if (!before) return undefined; // no URL, or no answer before the phase
-    const after = await scrapeMetricTotals(url!);
-    return after ? diffMetricTotals(before, after, units) : undefined;
-  };
-}
-
 /** A counter's value summed over its label sets (`name` or `name_total`); 0 when absent. */
 export function counterTotal(text: string, name: string): number {
   let total = 0;
@@ -112,12 +114,21 @@ export function counterTotal(text: string, name: string): number {
   return total;
 }
 
-/** The gate worker's sticky cache hits and misses (the SDK's counters) so far; undefined when its endpoint does not answer. */
-export async function stickyCacheCounts(url: string): Promise<{ hit: number; miss: number } | undefined> {
+export interface WorkerReading {
+  /** The SDK's sticky cache counters so far. */
+  hit: number;
+  miss: number;
+  /** Its workflow task latency totals (`parseMetricTotals`). */
+  latency: MetricTotals;
+}
+
+/** A gate worker's sticky cache hits and misses and its task latencies so far; undefined when its endpoint does not answer. */
+export async function workerReading(url: string): Promise<WorkerReading | undefined> {
   const text = await metricsText(url);
   if (text === undefined) return undefined;
   return {
     hit: counterTotal(text, 'temporal_sticky_cache_hit'),
     miss: counterTotal(text, 'temporal_sticky_cache_miss'),
+    latency: parseMetricTotals(text),
   };
 }

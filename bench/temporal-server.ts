@@ -22,6 +22,11 @@ export interface BenchServer {
   /** The roots of `processes`, for the CPU meters. */
   pids: number[];
   external: boolean;
+  /**
+   * The server's Prometheus endpoint, read by the pending section: BENCH_SERVER_METRICS (gate
+   * stack's by default) for TEMPORAL_ADDRESS, the port the bench gave the dev server it started.
+   */
+  metricsUrl?: string;
   /** Throws when the dev server the bench started is gone (a section should stop, not wait on timeouts). */
   check(): void;
   stop(): Promise<void>;
@@ -58,13 +63,16 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
       processes,
       pids: processes.map((p) => p.pid),
       external: true,
+      metricsUrl: cfg.serverMetrics === 'off' ? undefined : cfg.serverMetrics,
       check: () => undefined,
       stop: async () => undefined,
     };
   }
   const dbFile = cfg.devDb === 'file' ? path.join(dir, 'temporal.db') : undefined;
   const version = cliVersion(ensureTemporalCli());
+  const metricsPort = await freePort();
   const server = await startDevServer({
+    metricsPort,
     port: await freePort(),
     headless: true,
     dbFile,
@@ -80,6 +88,8 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
     processes: [{ pid: server.process.pid!, role: 'the dev server started by the bench' }, ...extra],
     pids: [server.process.pid!, ...extra.map((p) => p.pid)],
     external: false,
+    metricsUrl:
+      cfg.serverMetrics === 'off' ? undefined : (cfg.serverMetrics ?? `http://127.0.0.1:${metricsPort}/metrics`),
     check() {
       const p = server.process;
       if (p.exitCode !== null || p.signalCode !== null)

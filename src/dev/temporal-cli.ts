@@ -56,6 +56,8 @@ export interface DevServerOptions {
   namespace?: string;
   /** Where the server's own log goes; inherited stdio when absent. */
   logFile?: string;
+  /** Port of the server's Prometheus `/metrics` endpoint; the CLI picks a random one when absent. */
+  metricsPort?: number;
 }
 
 export interface DevServer {
@@ -77,6 +79,7 @@ export function devServerArgs(o: DevServerOptions): string[] {
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort ?? o.port + 1000), '--ui-disable-news-fetch');
   if (o.namespace && o.namespace !== 'default') args.push('--namespace', o.namespace);
+  if (o.metricsPort !== undefined) args.push('--metrics-port', String(o.metricsPort));
   for (const name of Object.values(SEARCH_ATTRIBUTE_NAMES)) args.push('--search-attribute', `${name}=Keyword`);
   // The dev server turns this on; its attributes are registered above, before it serves, so
   // no cache can miss them, and with it on every listed row re-reads the attribute metadata.

@@ -1,5 +1,16 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { addCpu, type CpuSpent } from '../../bench/cpu';
+import { groupMeter, newTally, tallyCpu, tallyTime } from '../../bench/pending-groups';
+import { devServerArgs } from '../../src/dev/temporal-cli';
 import { loadBenchConfig } from '../../bench/config';
-import { counterTotal, diffMetricTotals, formatMetricDeltas, parseMetricTotals } from '../../bench/server-metrics';
+import {
+  addMetricDelta,
+  counterTotal,
+  diffMetricTotals,
+  formatMetricDeltas,
+  parseMetricTotals,
+} from '../../bench/server-metrics';
 
 const NS = 'namespace="default"';
 
@@ -47,6 +58,17 @@ describe('server metrics (bench/server-metrics.ts)', () => {
     expect(formatMetricDeltas([])).toBe('nothing recorded');
   });
 
+  it('sums the growth of separate windows, leaving out what happened between them', () => {
+    const acc = new Map();
+    // window 1: 0.5 -> 0.9 s over 100 -> 120 calls; between the windows 0.9 -> 2.0 (not counted); window 2: 2.0 -> 2.1
+    addMetricDelta(acc, parseMetricTotals(exposition(0.5, 100, 60)), parseMetricTotals(exposition(0.9, 120, 60)));
+    addMetricDelta(acc, parseMetricTotals(exposition(2.0, 300, 60)), parseMetricTotals(exposition(2.1, 310, 60)));
+    const d = diffMetricTotals(new Map(), acc, 2);
+    const persistence = d.find((x) => x.key === 'persistence_latency history:UpdateWorkflowExecution')!;
+    expect(persistence.msPerUnit).toBeCloseTo(250); // (0.4 + 0.1) s over 2
+    expect(persistence.callsPerUnit).toBeCloseTo(15); // (20 + 10) over 2
+  });
+
   it('keeps the top entries only', () => {
     const lines = Array.from({ length: 12 }, (_, i) => [
       `cache_latency_sum{operation="op${i}",service_name="history"} ${i + 1}`,
@@ -69,14 +91,19 @@ describe('BENCH_SERVER_METRICS', () => {
     expect(loadBenchConfig({}).serverMetrics).toBeUndefined();
   });
 
-  it('takes an explicit URL, and an empty value turns it off', () => {
+  it("takes an explicit URL, and an empty value turns it off (the dev server's own endpoint too)", () => {
     const url = 'http://10.0.0.5:9090/metrics';
     expect(loadBenchConfig({ TEMPORAL_ADDRESS: 'temporal.prod:7233', BENCH_SERVER_METRICS: url }).serverMetrics).toBe(
       url,
     );
-    expect(
-      loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7633', BENCH_SERVER_METRICS: '' }).serverMetrics,
-    ).toBeUndefined();
+    expect(loadBenchConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7633', BENCH_SERVER_METRICS: '' }).serverMetrics).toBe('off');
+    expect(loadBenchConfig({ BENCH_SERVER_METRICS: '' }).serverMetrics).toBe('off');
+  });
+
+  it('gives the dev server the metrics port it is asked for, and none of its own choosing otherwise', () => {
+    const args = devServerArgs({ port: 7233, headless: true, metricsPort: 9123 });
+    expect(args[args.indexOf('--metrics-port') + 1]).toBe('9123');
+    expect(devServerArgs({ port: 7233, headless: true })).not.toContain('--metrics-port');
   });
 });
 
@@ -92,5 +119,116 @@ describe('counterTotal', () => {
     expect(counterTotal(text, 'temporal_sticky_cache_hit')).toBe(12);
     expect(counterTotal(text, 'temporal_sticky_cache_miss')).toBe(3);
     expect(counterTotal(text, 'temporal_sticky_cache_forced_eviction')).toBe(0);
+  });
+});
+
+describe("the worker's task latencies", () => {
+  it('are read beside the server families, with or without a _seconds suffix', () => {
+    const text = [
+      `temporal_workflow_task_execution_latency_sum{service_name="temporal-core-sdk",workflow_type="approvalGateWorkflow"} 0.5`,
+      `temporal_workflow_task_execution_latency_count{service_name="temporal-core-sdk",workflow_type="approvalGateWorkflow"} 100`,
+      `temporal_workflow_task_replay_latency_seconds_sum{service_name="temporal-core-sdk",workflow_type="approvalGateWorkflow"} 0.25`,
+      `temporal_workflow_task_replay_latency_seconds_count{service_name="temporal-core-sdk",workflow_type="approvalGateWorkflow"} 50`,
+    ].join('\n');
+    const t = parseMetricTotals(text);
+    expect(t.get('temporal_workflow_task_execution_latency temporal-core-sdk:approvalGateWorkflow')).toEqual({
+      sum: 0.5,
+      count: 100,
+    });
+    expect(t.get('temporal_workflow_task_replay_latency temporal-core-sdk:approvalGateWorkflow')).toEqual({
+      sum: 0.25,
+      count: 50,
+    });
+  });
+});
+
+describe('groupMeter (bench/pending-groups.ts)', () => {
+  /** Serves a worker's and a server's metrics whose counters grow by one step per request. */
+  async function endpoints(): Promise<{ worker: string; server: string; close(): Promise<void> }> {
+    let workerReads = 0;
+    let serverReads = 0;
+    const srv = http.createServer((req, res) => {
+      if (req.url === '/worker') {
+        const n = ++workerReads;
+        res.end(
+          [
+            `temporal_sticky_cache_hit_total{a="1"} ${n}`,
+            `temporal_sticky_cache_miss_total{a="1"} ${2 * n}`,
+            `temporal_workflow_task_execution_latency_sum{service_name="sdk",workflow_type="g"} ${n * 0.004}`,
+            `temporal_workflow_task_execution_latency_count{service_name="sdk",workflow_type="g"} ${n}`,
+          ].join('\n'),
+        );
+      } else {
+        const n = ++serverReads;
+        res.end(exposition(n * 0.01, n, 0));
+      }
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address() as AddressInfo;
+    const base = `http://127.0.0.1:${port}`;
+    return {
+      worker: `${base}/worker`,
+      server: `${base}/server`,
+      close: () => new Promise((r) => srv.close(() => r())),
+    };
+  }
+
+  it("adds each decision's readings to its group, and per decision gives the averages", async () => {
+    const ep = await endpoints();
+    try {
+      const metered = groupMeter({
+        workerMetrics: ep.worker,
+        serverMetrics: ep.server,
+        serverPids: [],
+        workerPid: process.pid,
+      });
+      const tally = newTally();
+      let ran = 0;
+      await metered(tally, async () => ran++);
+      await metered(tally, async () => ran++);
+      expect(ran).toBe(2);
+      expect(tally.decisions).toBe(2);
+      // each decision sees its endpoints read once before and once after: one step of growth
+      expect(tally.tasks).toEqual({ hit: 2, miss: 4 });
+      const worker = tallyTime(tally, 'worker')!;
+      expect(worker[0]!.key).toBe('temporal_workflow_task_execution_latency sdk:g');
+      expect(worker[0]!.msPerUnit).toBeCloseTo(4);
+      expect(worker[0]!.callsPerUnit).toBeCloseTo(1);
+      const server = tallyTime(tally, 'server')!;
+      expect(
+        server.find((d) => d.key === 'persistence_latency history:UpdateWorkflowExecution')!.msPerUnit,
+      ).toBeCloseTo(10);
+      expect(tallyCpu(tally).worker).toBeGreaterThanOrEqual(0);
+    } finally {
+      await ep.close();
+    }
+  });
+
+  it('leaves a group without server figures once one reading is missing', async () => {
+    const ep = await endpoints();
+    try {
+      const metered = groupMeter({
+        workerMetrics: ep.worker,
+        serverMetrics: 'http://127.0.0.1:1/metrics', // nothing listens there
+        serverPids: [],
+        workerPid: process.pid,
+      });
+      const tally = newTally();
+      await metered(tally, async () => undefined);
+      expect(tallyTime(tally, 'server')).toBeUndefined();
+      expect(tallyTime(tally, 'worker')).toBeDefined();
+    } finally {
+      await ep.close();
+    }
+  });
+});
+
+describe('addCpu (bench/cpu.ts)', () => {
+  it('sums every figure, the thread groups too', () => {
+    const acc: CpuSpent = { bench: 0, server: 0 };
+    const threads = { main: 1, workflow: 2, core: 3, helpers: 4 };
+    addCpu(acc, { bench: 10, server: 5, worker: 2, threads });
+    addCpu(acc, { bench: 1, server: 1, worker: 1, threads });
+    expect(acc).toEqual({ bench: 11, server: 6, worker: 3, threads: { main: 2, workflow: 4, core: 6, helpers: 8 } });
   });
 });
