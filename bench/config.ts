@@ -57,7 +57,7 @@ export interface BenchConfig {
    */
   bareStacks: 'sdk' | 'gate';
   /**
-   * The Temporal server's Prometheus endpoint (BENCH_SERVER_METRICS), read before and after
+   * The Temporal server's Prometheus endpoint (BENCH_SERVER_METRICS), read around each of
    * the pending section's timed decisions. Default: `gate stack`'s (the frontend port + 9)
    * when TEMPORAL_ADDRESS is on this host; the embedded dev server's own (a port the bench
    * gives it). `off` when BENCH_SERVER_METRICS is set and empty.

@@ -70,10 +70,12 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
   }
   const dbFile = cfg.devDb === 'file' ? path.join(dir, 'temporal.db') : undefined;
   const version = cliVersion(ensureTemporalCli());
-  const metricsPort = await freePort();
+  const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort(); // each is free alone; the server needs both
   const server = await startDevServer({
     metricsPort,
-    port: await freePort(),
+    port,
     headless: true,
     dbFile,
     namespace: cfg.namespace,
