@@ -1,7 +1,8 @@
-// Where a Temporal server spends a phase's time, from its Prometheus endpoint: the sums and
-// counts of its latency histograms (per operation) read before and after the phase. The CPU
-// meters say whether a slower decision cost the server more; this says on what: persistence
-// calls, the mutable-state cache, the RPC handlers, queue tasks.
+// Where a Temporal server (and a gate worker's SDK) spends a phase's time, from its Prometheus
+// endpoint: the sums and counts of its latency histograms (per operation) read before and
+// after the phase, or around each of its parts and added up. The CPU meters say whether a
+// slower decision cost the server more; this says on what: persistence calls, the
+// mutable-state cache, the RPC handlers, queue tasks, the worker's task execution.
 
 /**
  * The histogram families read, by the label that names what was timed: the server's, and
@@ -37,13 +38,14 @@ export function parseMetricTotals(text: string): MetricTotals {
   for (const line of text.split('\n')) {
     const m = LINE.exec(line);
     if (!m) continue;
-    const [, family, kind, labels, raw] = m as unknown as [string, string, 'sum' | 'count', string, string];
-    const by = FAMILIES[family.replace(/_seconds$/, '')];
+    const [, named, kind, labels, raw] = m as unknown as [string, string, 'sum' | 'count', string, string];
+    const family = named.replace(/_seconds$/, '');
+    const by = FAMILIES[family];
     const value = Number(raw);
     if (!by || !Number.isFinite(value)) continue;
     const what = label(labels, by);
     if (IGNORED.test(what)) continue;
-    const key = `${family.replace(/_seconds$/, '')} ${label(labels, 'service_name')}:${what}`;
+    const key = `${family} ${label(labels, 'service_name')}:${what}`;
     const t = totals.get(key) ?? { sum: 0, count: 0 };
     t[kind] += value;
     totals.set(key, t);
