@@ -51,6 +51,9 @@ function cliVersion(cli: string): string {
 
 /** Starts the dev server (or attaches to TEMPORAL_ADDRESS) and registers the gate's search attributes. */
 export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchServer> {
+  // BENCH_SERVER_METRICS, else the server's own endpoint when the bench knows it; none when turned off.
+  const metricsUrl = (own?: string): string | undefined =>
+    cfg.serverMetrics === 'off' ? undefined : (cfg.serverMetrics ?? own);
   if (cfg.temporalAddress) {
     await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
     const processes = serverProcesses(cfg.temporalAddress, cfg.serverPids);
@@ -63,7 +66,7 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
       processes,
       pids: processes.map((p) => p.pid),
       external: true,
-      metricsUrl: cfg.serverMetrics === 'off' ? undefined : cfg.serverMetrics,
+      metricsUrl: metricsUrl(),
       check: () => undefined,
       stop: async () => undefined,
     };
@@ -90,8 +93,7 @@ export async function openServer(cfg: BenchConfig, dir: string): Promise<BenchSe
     processes: [{ pid: server.process.pid!, role: 'the dev server started by the bench' }, ...extra],
     pids: [server.process.pid!, ...extra.map((p) => p.pid)],
     external: false,
-    metricsUrl:
-      cfg.serverMetrics === 'off' ? undefined : (cfg.serverMetrics ?? `http://127.0.0.1:${metricsPort}/metrics`),
+    metricsUrl: metricsUrl(`http://127.0.0.1:${metricsPort}/metrics`),
     check() {
       const p = server.process;
       if (p.exitCode !== null || p.signalCode !== null)
