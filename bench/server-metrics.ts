@@ -27,9 +27,13 @@ export type MetricTotals = Map<string, { sum: number; count: number }>;
 
 const LINE = /^([a-z_]+)_(sum|count)\{([^}]*)\}\s+(\S+)$/;
 
+/** One pattern per label name, built once: every line of every reading is matched with them. */
+const LABEL_PATTERNS = new Map<string, RegExp>();
+
 function label(labels: string, name: string): string {
-  const m = new RegExp(`(?:^|,)${name}="([^"]*)"`).exec(labels);
-  return m?.[1] ?? '?';
+  let re = LABEL_PATTERNS.get(name);
+  if (!re) LABEL_PATTERNS.set(name, (re = new RegExp(`(?:^|,)${name}="([^"]*)"`)));
+  return re.exec(labels)?.[1] ?? '?';
 }
 
 /** Totals of the families above from Prometheus text exposition; lines of other families are ignored. */
