@@ -78,3 +78,15 @@ export function tallyTime(t: GroupTally, of: 'server' | 'worker'): MetricDelta[]
   const totals = t[of];
   return totals && t.decisions > 0 ? diffMetricTotals(new Map(), totals, t.decisions) : undefined;
 }
+
+/**
+ * The full queue's timed groups, `d` gates each where the queue has room: the newest,
+ * then the oldest, then the next oldest (evicted); no gate is in two groups.
+ */
+export function fullQueueGroups<T>(filled: readonly T[], d: number): [newest: T[], evicted: T[], oldest: T[]] {
+  const newest = d > 0 ? filled.slice(-d) : [];
+  const rest = filled.length - newest.length;
+  const oldest = filled.slice(0, Math.min(d, rest));
+  const evicted = filled.slice(oldest.length, Math.min(oldest.length + d, rest));
+  return [newest, evicted, oldest];
+}

@@ -22,15 +22,21 @@ export interface PendingResult {
   settledMs: number;
   idle: Decisions;
   cached: Decisions;
+  /** Evicted from the worker's cache, the execution loaded into the server's by a describe just before. */
   uncached: Decisions;
+  /** The oldest: evicted from the worker's cache, and from the server's too when the queue outgrows it. */
+  cold: Decisions;
   /** The server's load before the idle and the full-queue decisions (the bench waits for it to fall). */
   quiet: { idle: ServerQuiet; full: ServerQuiet };
   /** What each group's decisions cost, read around each decision (bench/pending-groups.ts). */
-  groups: Record<'idle' | 'newest' | 'oldest', GroupTally>;
-  attempted: { idle: number; newest: number; oldest: number };
+  groups: Record<Group, GroupTally>;
+  attempted: Record<Group, number>;
   list50: ListTiming;
   list500: ListTiming;
 }
+
+const GROUPS = ['idle', 'newest', 'evicted', 'oldest'] as const;
+type Group = (typeof GROUPS)[number];
 
 const p50 = (xs: number[]): number => percentile(xs, 50);
 
@@ -40,7 +46,7 @@ function listExtra(t: ListTiming): string {
 
 export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult): void {
   const n = cfg.pending;
-  const evicted = n > r.cacheSize + 2 * cfg.decisions;
+  const evicted = n > r.cacheSize + 3 * cfg.decisions;
   report.info(
     'pending.setup',
     `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "oldest" gates may still be cached'}`,
@@ -86,14 +92,14 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
         .join('; ') +
         " (summed per process: memory they share, such as a database's shared buffers, counts once per process)",
     );
-  const failures = [...r.idle.failures, ...r.cached.failures, ...r.uncached.failures];
+  const failures = [r.idle, r.cached, r.uncached, r.cold].flatMap((d) => d.failures);
   const a = r.attempted;
   report.value(
     'pending.decision_failures',
     failures.length,
     '',
     { op: '==', value: 0 },
-    `of ${a.idle + a.newest + a.oldest} approvals by update (idle ${a.idle}, newest ${a.newest}, oldest ${a.oldest})${failures.length ? `; first: ${failures[0]}` : ''}`,
+    `of ${GROUPS.reduce((s, g) => s + a[g], 0)} approvals by update (${GROUPS.map((g) => `${g} ${a[g]}`).join(', ')})${failures.length ? `; first: ${failures[0]}` : ''}`,
   );
   report.value('pending.decision_idle_p50', p50(r.idle.latencies), 'ms', undefined, `${a.idle} gates, before the fill`);
   report.ratio(
@@ -102,16 +108,27 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     p50(r.cached.latencies),
     'ms',
     { op: '<=', value: 1.5 },
+    ['evicted', 'newest'],
+  );
+  report.ratio(
+    'pending.decision_cold_p50',
+    p50(r.cold.latencies),
+    p50(r.cached.latencies),
+    'ms',
+    undefined,
     ['oldest', 'newest'],
   );
-  const { newest, oldest } = r.groups;
+  const hits = (g: Group): string => {
+    const t = r.groups[g].tasks;
+    return `${g} ${t.hit} of ${t.hit + t.miss}`;
+  };
   report.info(
     'pending.decision_cache',
-    `workflow tasks that found their gate in the worker's cache: newest ${newest.tasks.hit} of ${newest.tasks.hit + newest.tasks.miss}, oldest ${oldest.tasks.hit} of ${oldest.tasks.hit + oldest.tasks.miss} (the SDK's sticky cache counters)`,
+    `workflow tasks that found their gate in the worker's cache: ${hits('newest')}, ${hits('evicted')}, ${hits('oldest')} (the SDK's sticky cache counters)`,
   );
   report.ratio(
     'pending.decision_full_p50',
-    p50([...r.cached.latencies, ...r.uncached.latencies]),
+    p50([r.cached, r.uncached, r.cold].flatMap((d) => d.latencies)),
     p50(r.idle.latencies),
     'ms',
     { op: '<=', value: 2 },
@@ -121,14 +138,14 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     `bench ${fmt(c.bench, 'ms')} (${threadsText(c)}) + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
   report.info(
     'pending.decision_cpu',
-    `per decision: idle ${cpu(tallyCpu(r.groups.idle))}; newest ${cpu(tallyCpu(newest))}; oldest ${cpu(tallyCpu(oldest))}`,
+    `per decision: ${GROUPS.map((g) => `${g} ${cpu(tallyCpu(r.groups[g]))}`).join('; ')}`,
   );
   const sources = {
     server: ["the server's metrics", 'no server metrics endpoint: BENCH_SERVER_METRICS'],
     worker: ["the worker's SDK metrics", "the worker's metrics endpoint did not answer"],
   } as const;
   for (const [of, [from, missing]] of Object.entries(sources) as [keyof typeof sources, readonly [string, string]][])
-    for (const group of ['idle', 'newest', 'oldest'] as const) {
+    for (const group of GROUPS) {
       const deltas = tallyTime(r.groups[group], of);
       report.info(
         `pending.${of}_time_${group}`,

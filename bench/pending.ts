@@ -1,7 +1,9 @@
 // Section `pending`: many gates waiting at once. The gate worker runs as its own process
 // (`gate worker`) so its memory can be read from /proc. Decisions are timed on an idle
-// system first, then with the queue full on the newest gates (in the worker's cache)
-// and the oldest (evicted, rebuilt from history); lists are timed through the API.
+// system first, then with the queue full on three groups: the newest gates (in the
+// worker's cache), evicted ones whose execution the server has just loaded (a describe
+// first, untimed), and the oldest (evicted, and out of the server's cache too once the
+// queue outgrows it); lists are timed through the API.
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
@@ -10,7 +12,7 @@ import { AGENT_ID, apiGateClient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { groupMeter, newTally } from './pending-groups';
+import { fullQueueGroups, groupMeter, newTally } from './pending-groups';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { freePort } from './temporal-server';
@@ -53,7 +55,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     workerPid: worker.pid,
   });
   const decisions = (): Decisions => ({ latencies: [], failures: [] });
-  const groups = { idle: newTally(), newest: newTally(), oldest: newTally() };
+  const groups = { idle: newTally(), newest: newTally(), evicted: newTally(), oldest: newTally() };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
       client,
@@ -92,19 +94,26 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     const rssAfterFill = workerRss.sample();
     const fullQuiet = await serverQuiet();
 
-    // (c) decisions with the queue full, newest (cached) and oldest (evicted) alternating.
+    // (c) decisions with the queue full, one gate of each group in turn: the newest (cached),
+    // evicted gates read back into the server's cache first, and the oldest (cold on both).
     const d = cfg.decisions;
-    const newest = filled.gates.slice(-d);
-    const oldest = filled.gates.slice(0, Math.min(d, Math.max(0, filled.gates.length - d)));
+    const [newest, evicted, oldest] = fullQueueGroups(filled.gates, d);
     // The catch-up does not run first tasks in creation order, so the newest gates are not
     // necessarily the last the worker touched: read each once (a query, as a reviewer's page
     // does before the decision), untimed, so they are the ones in its cache.
     for (const g of newest) await gates.get(g.id);
     const cached = decisions();
     const uncached = decisions();
-    for (let i = 0; i < Math.max(newest.length, oldest.length); i++) {
+    const cold = decisions();
+    for (let i = 0; i < d; i++) {
       if (newest[i]) await metered(groups.newest, () => approveEach(gates, [newest[i]!], check, cached));
-      if (oldest[i]) await metered(groups.oldest, () => approveEach(gates, [oldest[i]!], check, uncached));
+      if (evicted[i]) {
+        // A describe loads the execution into the server's cache without touching the worker,
+        // so this group's approvals price the worker's cache miss alone.
+        await client.workflow.getHandle(evicted[i]!.id).describe();
+        await metered(groups.evicted, () => approveEach(gates, [evicted[i]!], check, uncached));
+      }
+      if (oldest[i]) await metered(groups.oldest, () => approveEach(gates, [oldest[i]!], check, cold));
     }
 
     // (d) lists through the API with the queue full.
@@ -123,9 +132,10 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       idle,
       cached,
       uncached,
+      cold,
       quiet: { idle: idleQuiet, full: fullQuiet },
       groups,
-      attempted: { idle: idleRefs.length, newest: newest.length, oldest: oldest.length },
+      attempted: { idle: idleRefs.length, newest: newest.length, evicted: evicted.length, oldest: oldest.length },
       list50,
       list500,
     });

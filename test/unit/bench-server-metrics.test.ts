@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addCpu, type CpuSpent } from '../../bench/cpu';
-import { groupMeter, newTally, tallyCpu, tallyTime } from '../../bench/pending-groups';
+import { fullQueueGroups, groupMeter, newTally, tallyCpu, tallyTime } from '../../bench/pending-groups';
 import { devServerArgs } from '../../src/dev/temporal-cli';
 import { loadBenchConfig } from '../../bench/config';
 import {
@@ -230,5 +230,20 @@ describe('addCpu (bench/cpu.ts)', () => {
     addCpu(acc, { bench: 10, server: 5, worker: 2, threads });
     addCpu(acc, { bench: 1, server: 1, worker: 1, threads });
     expect(acc).toEqual({ bench: 11, server: 6, worker: 3, threads: { main: 2, workflow: 4, core: 6, helpers: 8 } });
+  });
+});
+
+describe('fullQueueGroups', () => {
+  const queue = Array.from({ length: 10 }, (_, i) => i);
+
+  it('takes the newest, the oldest and the next oldest, each once', () => {
+    expect(fullQueueGroups(queue, 3)).toEqual([[7, 8, 9], [3, 4, 5], [0, 1, 2]]);
+  });
+
+  it('gives the newest their full count first when the queue is short, and never shares a gate', () => {
+    expect(fullQueueGroups(queue, 4)).toEqual([[6, 7, 8, 9], [4, 5], [0, 1, 2, 3]]);
+    expect(fullQueueGroups(queue, 6)).toEqual([[4, 5, 6, 7, 8, 9], [], [0, 1, 2, 3]]);
+    expect(fullQueueGroups(queue, 12)).toEqual([queue, [], []]);
+    expect(fullQueueGroups(queue, 0)).toEqual([[], [], []]);
   });
 });
