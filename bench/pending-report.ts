@@ -110,14 +110,10 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     { op: '<=', value: 1.5 },
     ['evicted', 'newest'],
   );
-  report.ratio(
-    'pending.decision_cold_p50',
-    p50(r.cold.latencies),
-    p50(r.cached.latencies),
-    'ms',
-    undefined,
-    ['oldest', 'newest'],
-  );
+  report.ratio('pending.decision_cold_p50', p50(r.cold.latencies), p50(r.cached.latencies), 'ms', undefined, [
+    'oldest',
+    'newest',
+  ]);
   const hits = (g: Group): string => {
     const t = r.groups[g].tasks;
     return `${g} ${t.hit} of ${t.hit + t.miss}`;

@@ -237,11 +237,19 @@ describe('fullQueueGroups', () => {
   const queue = Array.from({ length: 10 }, (_, i) => i);
 
   it('takes the newest, the oldest and the next oldest, each once', () => {
-    expect(fullQueueGroups(queue, 3)).toEqual([[7, 8, 9], [3, 4, 5], [0, 1, 2]]);
+    expect(fullQueueGroups(queue, 3)).toEqual([
+      [7, 8, 9],
+      [3, 4, 5],
+      [0, 1, 2],
+    ]);
   });
 
   it('gives the newest their full count first when the queue is short, and never shares a gate', () => {
-    expect(fullQueueGroups(queue, 4)).toEqual([[6, 7, 8, 9], [4, 5], [0, 1, 2, 3]]);
+    expect(fullQueueGroups(queue, 4)).toEqual([
+      [6, 7, 8, 9],
+      [4, 5],
+      [0, 1, 2, 3],
+    ]);
     expect(fullQueueGroups(queue, 6)).toEqual([[4, 5, 6, 7, 8, 9], [], [0, 1, 2, 3]]);
     expect(fullQueueGroups(queue, 12)).toEqual([queue, [], []]);
     expect(fullQueueGroups(queue, 0)).toEqual([[], [], []]);
