@@ -21,7 +21,7 @@ export interface BenchConfig {
   /** Pending gates to fill the queue with (the target: 100000, by hand). */
   pending: number;
   fillC: number;
-  /** Decisions per group in the pending section (idle, cached, uncached). */
+  /** Decisions per group in the pending section (idle, newest, evicted, oldest). */
   decisions: number;
   /** List requests per limit in the pending section. */
   listN: number;

@@ -49,7 +49,7 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
   const evicted = n > r.cacheSize + 3 * cfg.decisions;
   report.info(
     'pending.setup',
-    `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "oldest" gates may still be cached'}`,
+    `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "evicted" and "oldest" gates may still be cached'}`,
   );
   report.value(
     'pending.fill_throughput',

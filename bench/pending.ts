@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
-import { AGENT_ID, apiGateClient } from './gate-requests';
+import { AGENT_ID, apiGateClient, retryTransient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
@@ -110,7 +110,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       if (evicted[i]) {
         // A describe loads the execution into the server's cache without touching the worker,
         // so this group's approvals price the worker's cache miss alone.
-        await client.workflow.getHandle(evicted[i]!.id).describe();
+        await retryTransient(() => client.workflow.getHandle(evicted[i]!.id).describe());
         await metered(groups.evicted, () => approveEach(gates, [evicted[i]!], check, uncached));
       }
       if (oldest[i]) await metered(groups.oldest, () => approveEach(gates, [oldest[i]!], check, cold));
