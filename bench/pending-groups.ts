@@ -13,6 +13,10 @@ import {
   type MetricTotals,
 } from './server-metrics';
 
+/** The pending section's timed groups: before the fill, then the three with the queue full. */
+export const GROUPS = ['idle', 'newest', 'evicted', 'oldest'] as const;
+export type Group = (typeof GROUPS)[number];
+
 export interface GroupTally {
   decisions: number;
   /** Workflow tasks that found (hit) or did not find (miss) their gate in the worker's cache. */

@@ -3,7 +3,7 @@ import type { BenchConfig } from './config';
 import { threadsText, type CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
-import { tallyCpu, tallyTime, type GroupTally } from './pending-groups';
+import { GROUPS, tallyCpu, tallyTime, type Group, type GroupTally } from './pending-groups';
 import { formatMetricDeltas } from './server-metrics';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
@@ -20,23 +20,19 @@ export interface PendingResult {
   fillMs: number;
   /** From the last start of the fill until the worker had caught up. */
   settledMs: number;
-  idle: Decisions;
-  cached: Decisions;
-  /** Evicted from the worker's cache, the execution loaded into the server's by a describe just before. */
-  uncached: Decisions;
-  /** The oldest: evicted from the worker's cache, and from the server's too when the queue outgrows it. */
-  cold: Decisions;
+  /**
+   * Each group's approvals: idle (before the fill), newest (cached), evicted (out of the
+   * worker's cache, the execution loaded into the server's by a describe just before) and
+   * oldest (out of the worker's cache, and of the server's too when the queue outgrows it).
+   */
+  decided: Record<Group, Decisions>;
   /** The server's load before the idle and the full-queue decisions (the bench waits for it to fall). */
   quiet: { idle: ServerQuiet; full: ServerQuiet };
   /** What each group's decisions cost, read around each decision (bench/pending-groups.ts). */
   groups: Record<Group, GroupTally>;
-  attempted: Record<Group, number>;
   list50: ListTiming;
   list500: ListTiming;
 }
-
-const GROUPS = ['idle', 'newest', 'evicted', 'oldest'] as const;
-type Group = (typeof GROUPS)[number];
 
 const p50 = (xs: number[]): number => percentile(xs, 50);
 
@@ -46,10 +42,10 @@ function listExtra(t: ListTiming): string {
 
 export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult): void {
   const n = cfg.pending;
-  const evicted = n > r.cacheSize + 3 * cfg.decisions;
+  const outOfCache = n > r.cacheSize + 3 * cfg.decisions;
   report.info(
     'pending.setup',
-    `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${evicted ? '' : ' >= most of the queue: the "evicted" and "oldest" gates may still be cached'}`,
+    `${n} pending gates on one worker process (pid ${r.workerPid}); GATE_WORKFLOW_CACHE_SIZE=${r.cacheSize}${outOfCache ? '' : ' >= most of the queue: the "evicted" and "oldest" gates may still be cached'}`,
   );
   report.value(
     'pending.fill_throughput',
@@ -92,25 +88,32 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
         .join('; ') +
         " (summed per process: memory they share, such as a database's shared buffers, counts once per process)",
     );
-  const failures = [r.idle, r.cached, r.uncached, r.cold].flatMap((d) => d.failures);
-  const a = r.attempted;
+  const { idle, newest, evicted, oldest } = r.decided;
+  const failures = GROUPS.flatMap((g) => r.decided[g].failures);
+  const attempted = (g: Group): number => r.decided[g].latencies.length + r.decided[g].failures.length;
   report.value(
     'pending.decision_failures',
     failures.length,
     '',
     { op: '==', value: 0 },
-    `of ${GROUPS.reduce((s, g) => s + a[g], 0)} approvals by update (${GROUPS.map((g) => `${g} ${a[g]}`).join(', ')})${failures.length ? `; first: ${failures[0]}` : ''}`,
+    `of ${GROUPS.reduce((s, g) => s + attempted(g), 0)} approvals by update (${GROUPS.map((g) => `${g} ${attempted(g)}`).join(', ')})${failures.length ? `; first: ${failures[0]}` : ''}`,
   );
-  report.value('pending.decision_idle_p50', p50(r.idle.latencies), 'ms', undefined, `${a.idle} gates, before the fill`);
+  report.value(
+    'pending.decision_idle_p50',
+    p50(idle.latencies),
+    'ms',
+    undefined,
+    `${attempted('idle')} gates, before the fill`,
+  );
   report.ratio(
     'pending.decision_uncached_p50',
-    p50(r.uncached.latencies),
-    p50(r.cached.latencies),
+    p50(evicted.latencies),
+    p50(newest.latencies),
     'ms',
     { op: '<=', value: 1.5 },
     ['evicted', 'newest'],
   );
-  report.ratio('pending.decision_cold_p50', p50(r.cold.latencies), p50(r.cached.latencies), 'ms', undefined, [
+  report.ratio('pending.decision_cold_p50', p50(oldest.latencies), p50(newest.latencies), 'ms', undefined, [
     'oldest',
     'newest',
   ]);
@@ -120,12 +123,12 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
   };
   report.info(
     'pending.decision_cache',
-    `workflow tasks that found their gate in the worker's cache: ${hits('newest')}, ${hits('evicted')}, ${hits('oldest')} (the SDK's sticky cache counters)`,
+    `workflow tasks that found their gate in the worker's cache: ${GROUPS.slice(1).map(hits).join(', ')} (the SDK's sticky cache counters)`,
   );
   report.ratio(
     'pending.decision_full_p50',
-    p50([r.cached, r.uncached, r.cold].flatMap((d) => d.latencies)),
-    p50(r.idle.latencies),
+    p50([newest, evicted, oldest].flatMap((d) => d.latencies)),
+    p50(idle.latencies),
     'ms',
     { op: '<=', value: 2 },
     ['full', 'idle'],

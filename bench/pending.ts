@@ -12,7 +12,7 @@ import { AGENT_ID, apiGateClient, retryTransient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { fullQueueGroups, groupMeter, newTally } from './pending-groups';
+import { fullQueueGroups, groupMeter, newTally, type Group } from './pending-groups';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { freePort } from './temporal-server';
@@ -55,6 +55,12 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     workerPid: worker.pid,
   });
   const decisions = (): Decisions => ({ latencies: [], failures: [] });
+  const decided: Record<Group, Decisions> = {
+    idle: decisions(),
+    newest: decisions(),
+    evicted: decisions(),
+    oldest: decisions(),
+  };
   const groups = { idle: newTally(), newest: newTally(), evicted: newTally(), oldest: newTally() };
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
@@ -76,8 +82,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     await approveEach(gates, idleAll.slice(0, warm), check);
     await sleep(2000);
     const idleQuiet = await serverQuiet();
-    const idle = decisions();
-    for (const g of idleRefs) await metered(groups.idle, () => approveEach(gates, [g], check, idle));
+    for (const g of idleRefs) await metered(groups.idle, () => approveEach(gates, [g], check, decided.idle));
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
@@ -102,19 +107,16 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     // necessarily the last the worker touched: read each once (a query, as a reviewer's page
     // does before the decision), untimed, so they are the ones in its cache.
     for (const g of newest) await gates.get(g.id);
-    const cached = decisions();
-    const uncached = decisions();
-    const cold = decisions();
-    for (let i = 0; i < d; i++) {
-      if (newest[i]) await metered(groups.newest, () => approveEach(gates, [newest[i]!], check, cached));
-      if (evicted[i]) {
+    const full = { newest, evicted, oldest };
+    for (let i = 0; i < d; i++)
+      for (const group of ['newest', 'evicted', 'oldest'] as const) {
+        const ref = full[group][i];
+        if (!ref) continue;
         // A describe loads the execution into the server's cache without touching the worker,
-        // so this group's approvals price the worker's cache miss alone.
-        await retryTransient(() => client.workflow.getHandle(evicted[i]!.id).describe());
-        await metered(groups.evicted, () => approveEach(gates, [evicted[i]!], check, uncached));
+        // so the evicted group's approvals price the worker's cache miss alone.
+        if (group === 'evicted') await retryTransient(() => client.workflow.getHandle(ref.id).describe());
+        await metered(groups[group], () => approveEach(gates, [ref], check, decided[group]));
       }
-      if (oldest[i]) await metered(groups.oldest, () => approveEach(gates, [oldest[i]!], check, cold));
-    }
 
     // (d) lists through the API with the queue full.
     const list50 = await timeList(api, 50, cfg.listN);
@@ -129,13 +131,9 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       rssAfterFill,
       fillMs: filled.ms,
       settledMs,
-      idle,
-      cached,
-      uncached,
-      cold,
+      decided,
       quiet: { idle: idleQuiet, full: fullQuiet },
       groups,
-      attempted: { idle: idleRefs.length, newest: newest.length, evicted: evicted.length, oldest: oldest.length },
       list50,
       list500,
     });
