@@ -44,10 +44,10 @@ export interface BenchConfig {
   /**
    * The overhead and tool sections' clients. `worker`: as `gate dev` runs the API, each
    * kind's client on its in-process worker's connection, the gate's creates eager on it
-   * (GateClient `eagerStart`); `own`: one connection of the bench's own for both kinds, as
-   * a `gate api` process of its own reaches the server (no eager start), which is how
-   * `gate stack` runs it. Default: `worker` on the embedded dev server, `own` with
-   * TEMPORAL_ADDRESS.
+   * when GATE_EAGER_START is on (GateClient `eagerStart`); `own`: one connection of the
+   * bench's own for both kinds, as a `gate api` process of its own reaches the server
+   * (never eager), which is how `gate stack` runs it. Default: `worker` on the embedded
+   * dev server, `own` with TEMPORAL_ADDRESS.
    */
   client: 'worker' | 'own';
   /**

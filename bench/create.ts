@@ -1,5 +1,5 @@
 // Section `create`: POST /v1/approvals through the real API as `gate dev` runs it (auth,
-// validation, hashing, the workflow start, eager on the in-process worker, and the
+// validation, hashing, the workflow start (eager on the in-process worker with GATE_EAGER_START), and the
 // first audit event) against a bare `client.workflow.start` from this process, both at
 // concurrency BENCH_CREATE_C, with their workers polling. Rounds alternate; figures are medians over the rounds.
 // CPU is read, and the settled rate counted, once each kind's worker has run every first task.
@@ -75,7 +75,7 @@ export async function createSection(ctx: BenchContext): Promise<void> {
   try {
     const gateWorker = closers.add(await startGateWorker(ctx, 'create'));
     const bareWorker = closers.add(await startBaselineWorker(ctx, 'create'));
-    // As in `gate dev`: the API shares the in-process worker's connection, so creates start eagerly.
+    // As in `gate dev`: the API shares the in-process worker's connection (eager creates with GATE_EAGER_START).
     const api = closers.add(await startBenchApi(gateWorker.env, gateWorker.connection), (a) => a.close());
     const gates = new GateClient(client, { taskQueue: gateWorker.taskQueue });
     const bareRound = async (tag: string, n: number): Promise<Round> => {

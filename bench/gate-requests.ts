@@ -62,19 +62,21 @@ export function sectionClient(ctx: BenchContext, connection: NativeConnection): 
 /**
  * GateClient as the API configures it: the audit store of the worker in `dataDir`, no
  * webhook receivers, and GATE_DECLARE_PATCH_BASELINE from the bench's environment.
+ * `sharesWorker`: the client is on the gate worker's connection, as `gate dev`'s API is,
+ * so its creates are eager when GATE_EAGER_START is on.
  */
 export function apiGateClient(
   client: Client,
   queue: string,
   dataDir: string,
-  eagerStart = false,
+  sharesWorker = false,
 ): GateClient & { close(): Promise<void> } {
   const db = openSqlite(path.join(dataDir, 'gate.db'));
   const gates = new GateClient(client, {
     taskQueue: queue,
     audit: new AuditStore(db),
     webhookReceivers: 0,
-    eagerStart,
+    eagerStart: sharesWorker && loadConfig(process.env).eagerStart,
     declarePatchBaseline: loadConfig(process.env).declarePatchBaseline,
   });
   return Object.assign(gates, { close: () => db.close() });

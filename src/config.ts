@@ -40,6 +40,16 @@ export interface GateConfig {
    * today's workers could not replay such a gate (README, "Safe evolution").
    */
   declarePatchBaseline: boolean;
+  /**
+   * GATE_EAGER_START (off by default): an API that shares a gate worker's connection
+   * (`gate dev`) asks Temporal to hand each new gate's first workflow task straight to
+   * that worker in the start's answer, instead of through the task queue. It makes a gate
+   * ready a poll sooner and its start cheaper for the server, but a decision that arrives
+   * while that first task runs then needs a task of its own, where without it the decision
+   * joins the first task; and the create call returns later. Off, `gate dev` creates gates
+   * as a separate `gate api` does (bench/README.md, "Eager creates, priced again").
+   */
+  eagerStart: boolean;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
   /** GATE_TRUST_PROXY: whose `X-Forwarded-For` names the client address (rate limits, logs); none by default. */
@@ -104,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
     declarePatchBaseline: flag('GATE_DECLARE_PATCH_BASELINE', env, true),
+    eagerStart: flag('GATE_EAGER_START', env),
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
       authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),

@@ -19,7 +19,7 @@ import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 export interface GateWorker {
   worker: Worker;
   db: Db;
-  /** The worker's connection; an API in the same process may share it to start gates eagerly (see StartApiOptions). */
+  /** The worker's connection; an API in the same process may share it, and start gates eagerly on it (see StartApiOptions). */
   connection: NativeConnection;
   /** Runs until shutdown() or a fatal error. */
   run(): Promise<void>;

@@ -186,9 +186,9 @@ export interface StartApiOptions {
   extraRoutes?: ExtraRoutes;
   logger?: FastifyBaseLogger;
   /**
-   * The connection of a gate worker in this process (`gate dev`): the API's client uses it
-   * and asks for eager starts, so a new gate's first task goes straight to that worker
-   * instead of through a poll. The API does not close it; the worker does.
+   * The connection of a gate worker in this process (`gate dev`): the API's client uses it,
+   * and with GATE_EAGER_START asks for eager starts, so a new gate's first task goes
+   * straight to that worker instead of through a poll. The API does not close it; the worker does.
    */
   connection?: NativeConnection;
 }
@@ -247,7 +247,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
-      eagerStart: shared !== undefined,
+      eagerStart: shared !== undefined && cfg.eagerStart,
       declarePatchBaseline: cfg.declarePatchBaseline,
     });
     const logger =

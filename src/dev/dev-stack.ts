@@ -54,7 +54,7 @@ export async function startDevStack(
     worker = await createGateWorker({ ...withAddress, domains });
     const running = worker.run();
     running.catch((err) => log(`worker stopped: ${String(err)}`));
-    // One process: the API shares the worker's connection, so creates start eagerly on it.
+    // One process: the API shares the worker's connection (its creates start eagerly on it with GATE_EAGER_START).
     const api = await startApiServer(withAddress, { domains, connection: worker.connection });
     const uiUrl = server?.uiUrl;
     return {
