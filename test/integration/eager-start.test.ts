@@ -7,8 +7,9 @@ import { refundBody } from '../support/gate-fixtures';
 
 /**
  * `gate dev` runs the API and the worker in one process: the API's client shares the
- * worker's connection and asks for eager starts, so a new gate's first task is handed
- * to that worker by the start call itself. The gate must behave exactly as any other.
+ * worker's connection and, with GATE_EAGER_START=on, asks for eager starts, so a new
+ * gate's first task is handed to that worker by the start call itself. The gate must
+ * behave exactly as any other.
  */
 let connection: NativeConnection;
 let worker: Worker;
