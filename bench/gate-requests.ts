@@ -76,7 +76,7 @@ export function apiGateClient(
     taskQueue: queue,
     audit: new AuditStore(db),
     webhookReceivers: 0,
-    eagerStart: sharesWorker && loadConfig(process.env).eagerStart,
+    eagerStart: sharesWorker && loadConfig(process.env).eagerStart === true,
     declarePatchBaseline: loadConfig(process.env).declarePatchBaseline,
   });
   return Object.assign(gates, { close: () => db.close() });

@@ -48,8 +48,9 @@ export interface GateConfig {
    * while that first task runs then needs a task of its own, where without it the decision
    * joins the first task; and the create call returns later. Off, `gate dev` creates gates
    * as a separate `gate api` does (bench/README.md, "Eager creates, priced again").
+   * Optional, so that a configuration built by hand before it existed still type-checks.
    */
-  eagerStart: boolean;
+  eagerStart?: boolean;
   /** GATE_RATE_LIMIT (requests a minute per key) and GATE_AUTH_FAILURE_LIMIT (401s per address in 5 minutes); 0 turns one off. */
   httpLimits: HttpLimits;
   /** GATE_TRUST_PROXY: whose `X-Forwarded-For` names the client address (rate limits, logs); none by default. */

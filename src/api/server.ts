@@ -247,7 +247,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
-      eagerStart: shared !== undefined && cfg.eagerStart,
+      eagerStart: shared !== undefined && cfg.eagerStart === true,
       declarePatchBaseline: cfg.declarePatchBaseline,
     });
     const logger =
