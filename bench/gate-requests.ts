@@ -72,12 +72,13 @@ export function apiGateClient(
   sharesWorker = false,
 ): GateClient & { close(): Promise<void> } {
   const db = openSqlite(path.join(dataDir, 'gate.db'));
+  const cfg = loadConfig(process.env);
   const gates = new GateClient(client, {
     taskQueue: queue,
     audit: new AuditStore(db),
     webhookReceivers: 0,
-    eagerStart: sharesWorker && loadConfig(process.env).eagerStart === true,
-    declarePatchBaseline: loadConfig(process.env).declarePatchBaseline,
+    eagerStart: sharesWorker && cfg.eagerStart === true,
+    declarePatchBaseline: cfg.declarePatchBaseline,
   });
   return Object.assign(gates, { close: () => db.close() });
 }

@@ -16,6 +16,13 @@ import {
 /** The pending section's timed groups: before the fill, then the three with the queue full. */
 export const GROUPS = ['idle', 'newest', 'evicted', 'oldest'] as const;
 export type Group = (typeof GROUPS)[number];
+/** The groups approved with the queue full, in the order each round approves them. */
+export const FULL_GROUPS = ['newest', 'evicted', 'oldest'] as const satisfies readonly Group[];
+
+/** One fresh value per group. */
+export function perGroup<T>(make: () => T): Record<Group, T> {
+  return Object.fromEntries(GROUPS.map((g) => [g, make()])) as Record<Group, T>;
+}
 
 export interface GroupTally {
   decisions: number;

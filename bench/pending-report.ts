@@ -3,7 +3,7 @@ import type { BenchConfig } from './config';
 import { threadsText, type CpuSpent } from './cpu';
 import type { Decisions, ListTiming } from './pending-phases';
 import type { RssSampler } from './rss';
-import { GROUPS, tallyCpu, tallyTime, type Group, type GroupTally } from './pending-groups';
+import { FULL_GROUPS, GROUPS, tallyCpu, tallyTime, type Group, type GroupTally } from './pending-groups';
 import { formatMetricDeltas } from './server-metrics';
 import type { ServerProcess } from './server-processes';
 import { fmt, type Report } from './report';
@@ -123,7 +123,7 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
   };
   report.info(
     'pending.decision_cache',
-    `workflow tasks that found their gate in the worker's cache: ${GROUPS.slice(1).map(hits).join(', ')} (the SDK's sticky cache counters)`,
+    `workflow tasks that found their gate in the worker's cache: ${FULL_GROUPS.map(hits).join(', ')} (the SDK's sticky cache counters)`,
   );
   report.ratio(
     'pending.decision_full_p50',

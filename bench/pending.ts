@@ -12,7 +12,7 @@ import { AGENT_ID, apiGateClient, retryTransient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { fullQueueGroups, groupMeter, newTally, type Group } from './pending-groups';
+import { FULL_GROUPS, fullQueueGroups, groupMeter, newTally, perGroup } from './pending-groups';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { freePort } from './temporal-server';
@@ -55,13 +55,8 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     workerPid: worker.pid,
   });
   const decisions = (): Decisions => ({ latencies: [], failures: [] });
-  const decided: Record<Group, Decisions> = {
-    idle: decisions(),
-    newest: decisions(),
-    evicted: decisions(),
-    oldest: decisions(),
-  };
-  const groups = { idle: newTally(), newest: newTally(), evicted: newTally(), oldest: newTally() };
+  const decided = perGroup(decisions);
+  const groups = perGroup(newTally);
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
       client,
@@ -109,7 +104,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     for (const g of newest) await gates.get(g.id);
     const full = { newest, evicted, oldest };
     for (let i = 0; i < d; i++)
-      for (const group of ['newest', 'evicted', 'oldest'] as const) {
+      for (const group of FULL_GROUPS) {
         const ref = full[group][i];
         if (!ref) continue;
         // A describe loads the execution into the server's cache without touching the worker,
