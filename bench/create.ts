@@ -12,8 +12,8 @@ import { ceilingText, cpuMeter, cpuText, medianCpu, perUnit, threadsText, type C
 import { progress, type BenchContext } from './context';
 import { AGENT_ID, BENCH_RUN, createBody } from './gate-requests';
 import { fmt } from './report';
-import { median, now, percentile, runConcurrent, sleep } from './stats';
-import { waitUntilSettled } from './settle';
+import { inTurn, median, now, percentile, runConcurrent } from './stats';
+import { quietBeforeRound, waitUntilSettled } from './settle';
 import { startBaselineWorker, startGateWorker } from './workers';
 
 interface Round {
@@ -129,11 +129,13 @@ export async function createSection(ctx: BenchContext): Promise<void> {
     await bareRound('warm', 2 * cfg.createC);
     await gateRound('warm', 2 * cfg.createC);
     const rounds = { bare: [] as Round[], gate: [] as Round[] };
+    const run = { bare: bareRound, gate: gateRound };
     for (let r = 0; r < cfg.rounds; r++) {
-      rounds.bare.push(await bareRound(`r${r}`, cfg.createN));
-      await sleep(1000);
-      rounds.gate.push(await gateRound(`r${r}`, cfg.createN));
-      await sleep(1000);
+      for (const kind of inTurn(['bare', 'gate'] as const, r)) {
+        // The previous round's cleanup (its cancellations) must not run inside this one.
+        await quietBeforeRound(ctx, `create round ${r + 1} ${kind}`);
+        rounds[kind].push(await run[kind](`r${r}`, cfg.createN));
+      }
       const [b, g] = [rounds.bare[r]!, rounds.gate[r]!];
       progress(
         `create round ${r + 1}/${cfg.rounds}: http ${fmt(g.throughput, '/s')} p50 ${fmt(g.p50, 'ms')}; bare start ${fmt(b.throughput, '/s')} p50 ${fmt(b.p50, 'ms')}`,

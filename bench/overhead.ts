@@ -21,7 +21,8 @@ import {
 import { ceilingText, cpuMeter, cpuText, medianCpu, perUnit, threadsText, type CpuSpent } from './cpu';
 import { historyShape, taskTimeline } from './history-shape';
 import { fmt } from './report';
-import { median, now, percentile, runConcurrent } from './stats';
+import { inTurn, median, now, percentile, runConcurrent } from './stats';
+import { quietBeforeRound } from './settle';
 import { startBaselineWorker, startGateWorker } from './workers';
 
 /** One lifecycle's timings (ms): start..start returned, ..approve returned, ..consume returned. */
@@ -148,7 +149,8 @@ export async function overheadSection(ctx: BenchContext): Promise<void> {
         await measure(drive[kind], Math.max(2 * c, 10), c, `warm${c}${kind}`, []);
       const runs: Record<Kind, RunResult[]> = { bare: [], gate: [] };
       for (let r = 0; r < cfg.rounds; r++) {
-        for (const kind of ['bare', 'gate'] as const) {
+        for (const kind of inTurn(['bare', 'gate'] as const, r)) {
+          await quietBeforeRound(ctx, `overhead c${c} round ${r + 1} ${kind}`);
           const res = await measure(drive[kind], cfg.n, c, `c${c}r${r}${kind}`, ctx.server.pids);
           runs[kind].push(res);
           progress(

@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import { treeCpuMs } from './cpu';
 import { sleep } from './stats';
+import { progress, type BenchContext } from './context';
 
 /** Approximate count of workflow tasks waiting on the queue; undefined when the server does not report it. */
 async function backlog(client: Client, namespace: string, queue: string): Promise<number | undefined> {
@@ -109,4 +110,21 @@ export async function waitForQuietServer(
       onProgress?.(`waiting ${(waitedMs / 1000).toFixed(0)} s for the server to go quiet: ${cores.toFixed(2)} cores`);
     }
   }
+}
+
+/**
+ * Waits until the server is quiet before a timed round (what the last round left behind,
+ * its cancellations and their visibility writes, done) and says when that took a while.
+ */
+export async function quietBeforeRound(ctx: BenchContext, what: string): Promise<void> {
+  const q = await waitForQuietServer(ctx.server.pids, {
+    timeoutMs: 60_000,
+    onProgress: progress,
+    check: () => ctx.server.check(),
+  });
+  if (Number.isNaN(q.cores)) return; // no server process on this host to watch
+  const waited = `${(q.waitedMs / 1000).toFixed(0)} s`;
+  if (!q.quiet)
+    progress(`${what}: the server was still busy after ${waited} (${q.cores.toFixed(2)} cores); measuring anyway`);
+  else if (q.waitedMs > QUIET_WINDOW_MS) progress(`${what}: waited ${waited} for the server to go quiet`);
 }
