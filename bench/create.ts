@@ -1,8 +1,9 @@
 // Section `create`: POST /v1/approvals through the real API as `gate dev` runs it (auth,
 // validation, hashing, the workflow start, eager on the in-process worker with
 // GATE_EAGER_START, and the first audit event) against a bare `client.workflow.start`
-// from this process, both at concurrency BENCH_CREATE_C, with their workers polling. The kinds take turns going first, each
-// round on a quiet server; figures are medians over the rounds.
+// from this process, both at concurrency BENCH_CREATE_C, with their workers polling. The
+// kinds take turns going first, each round on a quiet server; figures are medians over the
+// rounds.
 // CPU is read, and the settled rate counted, once each kind's worker has run every first task.
 import type { Client } from '@temporalio/client';
 import { GateClient } from '../src/client/gate-client';

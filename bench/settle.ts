@@ -114,7 +114,8 @@ export async function waitForQuietServer(
 
 /**
  * Waits until the server is quiet before a timed round (what the last round left behind,
- * its cancellations and their visibility writes, done) and says when that took a while.
+ * its cancellations and their visibility writes, done) and says when that took more than
+ * one window.
  */
 export async function quietBeforeRound(ctx: BenchContext, what: string): Promise<void> {
   const q = await waitForQuietServer(ctx.server.pids, {
@@ -126,5 +127,5 @@ export async function quietBeforeRound(ctx: BenchContext, what: string): Promise
   const waited = `${(q.waitedMs / 1000).toFixed(0)} s`;
   if (!q.quiet)
     progress(`${what}: the server was still busy after ${waited} (${q.cores.toFixed(2)} cores); measuring anyway`);
-  else if (q.waitedMs > QUIET_WINDOW_MS) progress(`${what}: waited ${waited} for the server to go quiet`);
+  else if (q.waitedMs >= 2 * QUIET_WINDOW_MS) progress(`${what}: waited ${waited} for the server to go quiet`);
 }

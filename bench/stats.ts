@@ -44,9 +44,9 @@ export async function runConcurrent(n: number, c: number, one: (i: number) => Pr
 
 /**
  * The order two kinds take in round `r`: as given in even rounds, reversed in odd ones. A
- * server's cost per start grows with the executions it holds (the dev server's, about 10 %
- * over 3,000 starts here), so a kind that always went second would always meet the larger
- * server.
+ * server's cost per start grows with the executions it holds (the dev server's by about
+ * half over 13,000 starts here), so a kind that always went second would always meet the
+ * larger server.
  */
 export function inTurn<T>(kinds: readonly [T, T], r: number): [T, T] {
   return r % 2 === 0 ? [kinds[0], kinds[1]] : [kinds[1], kinds[0]];
