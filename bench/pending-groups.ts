@@ -1,9 +1,13 @@
-// What each group of the pending section's full-queue decisions cost, read around each
-// decision: the worker's sticky cache hits and misses, the CPU of the bench process, the
-// server and the worker, and the server's latency metrics. The groups alternate one
-// decision at a time, so a meter over the whole phase would mix them; readings taken
-// around each decision (outside its timed window) keep them apart.
+// What each group of the pending section's full-queue decisions cost. Around each timed
+// decision: the worker's sticky cache hits and misses, its task latencies, and the CPU of
+// the bench process, the server and the worker. The groups alternate one decision at a
+// time, so a meter over the whole phase would mix them; readings taken around each decision
+// (outside its timed window) keep them apart. The server's latency metrics are read around
+// a batch of each group's decisions apart from the timed ones: its exposition is megabytes
+// (every task queue the run has used is in it), and reading and parsing it twice per
+// decision cost the bench and the server enough CPU to slow the decisions next to it.
 import { addCpu, cpuMeter, perUnit, type CpuSpent } from './cpu';
+import { sleep } from './stats';
 import {
   addMetricDelta,
   diffMetricTotals,
@@ -30,8 +34,10 @@ export interface GroupTally {
   tasks: { hit: number; miss: number };
   /** CPU summed over the group's decisions. */
   cpu: CpuSpent;
-  /** The server's latency totals summed over the group's decisions; undefined when its endpoint did not answer. */
+  /** The server's latency totals summed over the group's batch (`serverTimeMeter`); undefined when its endpoint did not answer. */
   server?: MetricTotals;
+  /** Decisions in that batch. */
+  serverDecisions: number;
   /** The worker's workflow task latency totals, likewise. */
   worker?: MetricTotals;
 }
@@ -42,6 +48,7 @@ export function newTally(): GroupTally {
     tasks: { hit: 0, miss: 0 },
     cpu: { bench: 0, server: 0 },
     server: new Map(),
+    serverDecisions: 0,
     worker: new Map(),
   };
 }
@@ -49,8 +56,6 @@ export function newTally(): GroupTally {
 export interface GroupMeterSources {
   /** The worker's Prometheus endpoint (its SDK counters). */
   workerMetrics: string;
-  /** The server's Prometheus endpoint, when it has one. */
-  serverMetrics?: string;
   serverPids: readonly number[];
   workerPid: number;
 }
@@ -61,11 +66,9 @@ export function groupMeter(
 ): (tally: GroupTally, decide: () => Promise<unknown>) => Promise<void> {
   return async (tally, decide) => {
     const workerBefore = await workerReading(src.workerMetrics);
-    const serverBefore = src.serverMetrics ? await scrapeMetricTotals(src.serverMetrics) : undefined;
-    const spent = cpuMeter(src.serverPids, src.workerPid); // last before, first after: the scrapes stay outside
+    const spent = cpuMeter(src.serverPids, src.workerPid); // last before, first after: the readings stay outside
     await decide();
     const cpu = spent();
-    const serverAfter = src.serverMetrics ? await scrapeMetricTotals(src.serverMetrics) : undefined;
     const workerAfter = await workerReading(src.workerMetrics);
     tally.decisions += 1;
     addCpu(tally.cpu, cpu);
@@ -75,9 +78,30 @@ export function groupMeter(
     }
     if (tally.worker && workerBefore && workerAfter)
       addMetricDelta(tally.worker, workerBefore.latency, workerAfter.latency);
-    else tally.worker = undefined;
-    if (tally.server && serverBefore && serverAfter) addMetricDelta(tally.server, serverBefore, serverAfter);
-    else tally.server = undefined; // one missed reading would leave a group's figures short
+    else tally.worker = undefined; // one missed reading would leave a group's figures short
+  };
+}
+
+/** How long the bench lets the server and itself get over a reading of the server's metrics before a batch. */
+const AFTER_SCRAPE_MS = 1000;
+
+/**
+ * Runs a batch of `n` decisions between two readings of the server's metrics (`url`; none
+ * without one) and adds what grew to `tally.server`. Untimed, and apart from the timed
+ * decisions, for the reason at the top of this file.
+ */
+export function serverTimeMeter(
+  url: string | undefined,
+): (tally: GroupTally, n: number, batch: () => Promise<unknown>) => Promise<void> {
+  return async (tally, n, batch) => {
+    if (n === 0) return;
+    const before = url ? await scrapeMetricTotals(url) : undefined;
+    if (before) await sleep(AFTER_SCRAPE_MS);
+    await batch();
+    const after = url ? await scrapeMetricTotals(url) : undefined;
+    tally.serverDecisions += n;
+    if (tally.server && before && after) addMetricDelta(tally.server, before, after);
+    else tally.server = undefined;
   };
 }
 
@@ -87,7 +111,8 @@ export const tallyCpu = (t: GroupTally): CpuSpent => perUnit(t.cpu, t.decisions)
 /** The server's (or the worker's) time per decision of a group, largest first; undefined without every reading. */
 export function tallyTime(t: GroupTally, of: 'server' | 'worker'): MetricDelta[] | undefined {
   const totals = t[of];
-  return totals && t.decisions > 0 ? diffMetricTotals(new Map(), totals, t.decisions) : undefined;
+  const n = of === 'server' ? t.serverDecisions : t.decisions;
+  return totals && n > 0 ? diffMetricTotals(new Map(), totals, n) : undefined;
 }
 
 /**
@@ -100,4 +125,13 @@ export function fullQueueGroups<T>(filled: readonly T[], d: number): [newest: T[
   const oldest = filled.slice(0, Math.min(d, rest));
   const evicted = filled.slice(oldest.length, Math.min(oldest.length + d, rest));
   return [newest, evicted, oldest];
+}
+
+/**
+ * The server-time batches' gates: the same three kinds (`fullQueueGroups`) from the gates
+ * the timed groups left, which stay the gates they were.
+ */
+export function batchGroups<T>(filled: readonly T[], d: number): [newest: T[], evicted: T[], oldest: T[]] {
+  const [newest, evicted, oldest] = fullQueueGroups(filled, d);
+  return fullQueueGroups(filled.slice(oldest.length + evicted.length, filled.length - newest.length), d);
 }

@@ -3,7 +3,8 @@
 // system first, then with the queue full on three groups: the newest gates (in the
 // worker's cache), evicted ones whose execution the server has just loaded (a describe
 // first, untimed), and the oldest (evicted, and out of the server's cache too once the
-// queue outgrows it); lists are timed through the API.
+// queue outgrows it); lists are timed through the API. The server's latency metrics are
+// read around a batch of each group's decisions after the timed ones (bench/pending-groups.ts).
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
@@ -12,7 +13,15 @@ import { AGENT_ID, apiGateClient, retryTransient } from './gate-requests';
 import { approveEach, fill, timeList, type Decisions, type GateRef } from './pending-phases';
 import { reportPending } from './pending-report';
 import { RssSampler } from './rss';
-import { FULL_GROUPS, fullQueueGroups, groupMeter, newTally, perGroup } from './pending-groups';
+import {
+  batchGroups,
+  FULL_GROUPS,
+  fullQueueGroups,
+  groupMeter,
+  newTally,
+  perGroup,
+  serverTimeMeter,
+} from './pending-groups';
 import { waitForQuietServer, waitUntilSettled } from './settle';
 import { now, sleep } from './stats';
 import { freePort } from './temporal-server';
@@ -47,15 +56,17 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     ctx.server.check();
     if (worker.exited()) throw new Error(`the gate worker process (pid ${worker.pid}) exited:\n${worker.output()}`);
   };
-  // Around each timed decision: cache hits, CPU (bench process, server, worker), the server's latency metrics.
+  // Around each timed decision: cache hits, CPU (bench process, server, worker), the worker's task latencies.
   const metered = groupMeter({
     workerMetrics: `http://${workerMetrics}/metrics`,
-    serverMetrics: ctx.server.metricsUrl,
     serverPids: ctx.server.pids,
     workerPid: worker.pid,
   });
+  // Around a batch of each group's decisions, untimed: the server's latency metrics.
+  const serverTimed = serverTimeMeter(ctx.server.metricsUrl);
   const decisions = (): Decisions => ({ latencies: [], failures: [] });
   const decided = perGroup(decisions);
+  const batchDecided = decisions(); // the server-time batches' approvals: untimed, but each must succeed
   const groups = perGroup(newTally);
   const settle = (probe: GateRef[], count: number): Promise<void> =>
     waitUntilSettled(
@@ -69,15 +80,18 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
   try {
     api = await startBenchApi(env);
     // (a) an idle system: a few gates, settled, approved one at a time (the first few untimed:
-    // a fresh worker process compiles its code paths on the first decisions).
+    // a fresh worker process compiles its code paths on the first decisions), then as many
+    // again for the server-time batch.
     const warm = 5;
-    const idleAll = (await fill(client, gates, 'idle', cfg.decisions + warm, cfg.decisions + warm, check)).gates;
-    const idleRefs = idleAll.slice(warm);
+    const d = cfg.decisions;
+    const idleAll = (await fill(client, gates, 'idle', 2 * d + warm, 2 * d + warm, check)).gates;
+    const [idleRefs, idleBatch] = [idleAll.slice(warm, warm + d), idleAll.slice(warm + d)];
     await settle(idleAll, idleAll.length);
     await approveEach(gates, idleAll.slice(0, warm), check);
     await sleep(2000);
     const idleQuiet = await serverQuiet();
     for (const g of idleRefs) await metered(groups.idle, () => approveEach(gates, [g], check, decided.idle));
+    await serverTimed(groups.idle, idleBatch.length, () => approveEach(gates, idleBatch, check, batchDecided));
     await Promise.allSettled(idleAll.map((g) => gates.consume(g.id, AGENT_ID))); // let them finish: the idle gates are not part of the fill
 
     // (b) the fill, sampling RSS every second throughout.
@@ -96,12 +110,12 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
 
     // (c) decisions with the queue full, one gate of each group in turn: the newest (cached),
     // evicted gates read back into the server's cache first, and the oldest (cold on both).
-    const d = cfg.decisions;
     const [newest, evicted, oldest] = fullQueueGroups(filled.gates, d);
+    const batch = batchGroups(filled.gates, d);
     // The catch-up does not run first tasks in creation order, so the newest gates are not
     // necessarily the last the worker touched: read each once (a query, as a reviewer's page
     // does before the decision), untimed, so they are the ones in its cache.
-    for (const g of newest) await gates.get(g.id);
+    for (const g of [...batch[0], ...newest]) await gates.get(g.id);
     const full = { newest, evicted, oldest };
     for (let i = 0; i < d; i++)
       for (const group of FULL_GROUPS) {
@@ -112,6 +126,14 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
         if (group === 'evicted') await retryTransient(() => client.workflow.getHandle(ref.id).describe());
         await metered(groups[group], () => approveEach(gates, [ref], check, decided[group]));
       }
+    // The server-time batches, one group after another; the evicted gates described first, outside the readings.
+    const batches = { newest: batch[0], evicted: batch[1], oldest: batch[2] };
+    for (const group of FULL_GROUPS) {
+      const refs = batches[group];
+      if (group === 'evicted')
+        for (const ref of refs) await retryTransient(() => client.workflow.getHandle(ref.id).describe());
+      await serverTimed(groups[group], refs.length, () => approveEach(gates, refs, check, batchDecided));
+    }
 
     // (d) lists through the API with the queue full.
     const list50 = await timeList(api, 50, cfg.listN);
@@ -127,6 +149,7 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
       fillMs: filled.ms,
       settledMs,
       decided,
+      batchDecided,
       quiet: { idle: idleQuiet, full: fullQuiet },
       groups,
       list50,

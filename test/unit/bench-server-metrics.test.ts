@@ -1,7 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addCpu, type CpuSpent } from '../../bench/cpu';
-import { fullQueueGroups, groupMeter, newTally, tallyCpu, tallyTime } from '../../bench/pending-groups';
+import {
+  batchGroups,
+  fullQueueGroups,
+  groupMeter,
+  newTally,
+  serverTimeMeter,
+  tallyCpu,
+  tallyTime,
+} from '../../bench/pending-groups';
 import { devServerArgs } from '../../src/dev/temporal-cli';
 import { loadBenchConfig } from '../../bench/config';
 import {
@@ -142,9 +150,14 @@ describe("the worker's task latencies", () => {
   });
 });
 
-describe('groupMeter (bench/pending-groups.ts)', () => {
+describe('groupMeter and serverTimeMeter (bench/pending-groups.ts)', () => {
   /** Serves a worker's and a server's metrics whose counters grow by one step per request. */
-  async function endpoints(): Promise<{ worker: string; server: string; close(): Promise<void> }> {
+  async function endpoints(): Promise<{
+    worker: string;
+    server: string;
+    serverReads(): number;
+    close(): Promise<void>;
+  }> {
     let workerReads = 0;
     let serverReads = 0;
     const srv = http.createServer((req, res) => {
@@ -169,57 +182,70 @@ describe('groupMeter (bench/pending-groups.ts)', () => {
     return {
       worker: `${base}/worker`,
       server: `${base}/server`,
+      serverReads: () => serverReads,
       close: () => new Promise((r) => srv.close(() => r())),
     };
   }
 
-  it("adds each decision's readings to its group, and per decision gives the averages", async () => {
+  it("adds each decision's worker readings and CPU to its group, and per decision gives the averages", async () => {
     const ep = await endpoints();
     try {
-      const metered = groupMeter({
-        workerMetrics: ep.worker,
-        serverMetrics: ep.server,
-        serverPids: [],
-        workerPid: process.pid,
-      });
+      const metered = groupMeter({ workerMetrics: ep.worker, serverPids: [], workerPid: process.pid });
       const tally = newTally();
       let ran = 0;
       await metered(tally, async () => ran++);
       await metered(tally, async () => ran++);
       expect(ran).toBe(2);
       expect(tally.decisions).toBe(2);
-      // each decision sees its endpoints read once before and once after: one step of growth
+      // each decision sees the worker's endpoint read once before and once after: one step of growth
       expect(tally.tasks).toEqual({ hit: 2, miss: 4 });
       const worker = tallyTime(tally, 'worker')!;
       expect(worker[0]!.key).toBe('temporal_workflow_task_execution_latency sdk:g');
       expect(worker[0]!.msPerUnit).toBeCloseTo(4);
       expect(worker[0]!.callsPerUnit).toBeCloseTo(1);
-      const server = tallyTime(tally, 'server')!;
-      expect(
-        server.find((d) => d.key === 'persistence_latency history:UpdateWorkflowExecution')!.msPerUnit,
-      ).toBeCloseTo(10);
       expect(tallyCpu(tally).worker).toBeGreaterThanOrEqual(0);
+      // the server's megabytes are never read around a timed decision
+      expect(ep.serverReads()).toBe(0);
+      expect(tallyTime(tally, 'server')).toBeUndefined();
+    } finally {
+      await ep.close();
+    }
+  });
+
+  it("reads the server's metrics once before and once after a batch, and divides by the batch's decisions", async () => {
+    const ep = await endpoints();
+    try {
+      const serverTimed = serverTimeMeter(ep.server);
+      const tally = newTally();
+      let ran = 0;
+      await serverTimed(tally, 4, async () => {
+        expect(ep.serverReads()).toBe(1); // the reading before the batch is done when it starts
+        ran++;
+      });
+      expect(ran).toBe(1);
+      expect(ep.serverReads()).toBe(2);
+      expect(tally.serverDecisions).toBe(4);
+      // one step of growth (10 ms of UpdateWorkflowExecution, one call) over four decisions
+      const server = tallyTime(tally, 'server')!;
+      const update = server.find((d) => d.key === 'persistence_latency history:UpdateWorkflowExecution')!;
+      expect(update.msPerUnit).toBeCloseTo(2.5);
+      expect(update.callsPerUnit).toBeCloseTo(0.25);
+      // an empty batch reads nothing and counts nothing
+      await serverTimed(tally, 0, async () => ran++);
+      expect([ran, ep.serverReads(), tally.serverDecisions]).toEqual([1, 2, 4]);
     } finally {
       await ep.close();
     }
   });
 
   it('leaves a group without server figures once one reading is missing', async () => {
-    const ep = await endpoints();
-    try {
-      const metered = groupMeter({
-        workerMetrics: ep.worker,
-        serverMetrics: 'http://127.0.0.1:1/metrics', // nothing listens there
-        serverPids: [],
-        workerPid: process.pid,
-      });
-      const tally = newTally();
-      await metered(tally, async () => undefined);
-      expect(tallyTime(tally, 'server')).toBeUndefined();
-      expect(tallyTime(tally, 'worker')).toBeDefined();
-    } finally {
-      await ep.close();
-    }
+    const tally = newTally();
+    await serverTimeMeter('http://127.0.0.1:1/metrics')(tally, 2, async () => undefined); // nothing listens there
+    expect(tally.serverDecisions).toBe(2);
+    expect(tallyTime(tally, 'server')).toBeUndefined();
+    const none = newTally();
+    await serverTimeMeter(undefined)(none, 2, async () => undefined); // no endpoint at all
+    expect(tallyTime(none, 'server')).toBeUndefined();
   });
 });
 
@@ -253,5 +279,29 @@ describe('fullQueueGroups', () => {
     expect(fullQueueGroups(queue, 6)).toEqual([[4, 5, 6, 7, 8, 9], [], [0, 1, 2, 3]]);
     expect(fullQueueGroups(queue, 12)).toEqual([queue, [], []]);
     expect(fullQueueGroups(queue, 0)).toEqual([[], [], []]);
+  });
+});
+
+describe('batchGroups', () => {
+  const queue = Array.from({ length: 20 }, (_, i) => i);
+
+  it('takes the same three kinds from the gates the timed groups left', () => {
+    // timed: newest 17-19, evicted 3-5, oldest 0-2; the batches come from 6-16
+    expect(batchGroups(queue, 3)).toEqual([
+      [14, 15, 16],
+      [9, 10, 11],
+      [6, 7, 8],
+    ]);
+    const timed = fullQueueGroups(queue, 3).flat();
+    expect(
+      batchGroups(queue, 3)
+        .flat()
+        .filter((g) => timed.includes(g)),
+    ).toEqual([]);
+  });
+
+  it('gets what is left, and nothing once the timed groups took the queue', () => {
+    expect(batchGroups(queue, 5)).toEqual([[10, 11, 12, 13, 14], [], []]);
+    expect(batchGroups(queue, 7)).toEqual([[], [], []]);
   });
 });
