@@ -111,27 +111,27 @@ export async function pendingSection(ctx: BenchContext): Promise<void> {
     // (c) decisions with the queue full, one gate of each group in turn: the newest (cached),
     // evicted gates read back into the server's cache first, and the oldest (cold on both).
     const [newest, evicted, oldest] = fullQueueGroups(filled.gates, d);
-    const batch = batchGroups(filled.gates, d);
+    const [batchNewest, batchEvicted, batchOldest] = batchGroups(filled.gates, d);
+    const batches = { newest: batchNewest, evicted: batchEvicted, oldest: batchOldest };
+    // A describe loads the execution into the server's cache without touching the worker,
+    // so the evicted group's approvals price the worker's cache miss alone.
+    const loadIntoServer = (ref: GateRef) => retryTransient(() => client.workflow.getHandle(ref.id).describe());
     // The catch-up does not run first tasks in creation order, so the newest gates are not
     // necessarily the last the worker touched: read each once (a query, as a reviewer's page
     // does before the decision), untimed, so they are the ones in its cache.
-    for (const g of [...batch[0], ...newest]) await gates.get(g.id);
+    for (const g of [...batches.newest, ...newest]) await gates.get(g.id);
     const full = { newest, evicted, oldest };
     for (let i = 0; i < d; i++)
       for (const group of FULL_GROUPS) {
         const ref = full[group][i];
         if (!ref) continue;
-        // A describe loads the execution into the server's cache without touching the worker,
-        // so the evicted group's approvals price the worker's cache miss alone.
-        if (group === 'evicted') await retryTransient(() => client.workflow.getHandle(ref.id).describe());
+        if (group === 'evicted') await loadIntoServer(ref);
         await metered(groups[group], () => approveEach(gates, [ref], check, decided[group]));
       }
     // The server-time batches, one group after another; the evicted gates described first, outside the readings.
-    const batches = { newest: batch[0], evicted: batch[1], oldest: batch[2] };
     for (const group of FULL_GROUPS) {
       const refs = batches[group];
-      if (group === 'evicted')
-        for (const ref of refs) await retryTransient(() => client.workflow.getHandle(ref.id).describe());
+      if (group === 'evicted') for (const ref of refs) await loadIntoServer(ref);
       await serverTimed(groups[group], refs.length, () => approveEach(gates, refs, check, batchDecided));
     }
 
