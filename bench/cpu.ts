@@ -60,23 +60,23 @@ export function threadGroup(tid: number, comm: string, pid: number, early: Reado
   return early.has(tid) ? 'helpers' : 'workflow';
 }
 
-/** utime + stime ticks of each live thread of this process, with its name. */
-function threadTicks(): Map<number, { comm: string; ticks: number }> {
+/** utime + stime ticks of each live thread of a process (this one by default), with its name. */
+function threadTicks(pid: number | 'self' = 'self'): Map<number, { comm: string; ticks: number }> {
   const out = new Map<number, { comm: string; ticks: number }>();
   let tids: string[] = [];
   try {
-    tids = fs.readdirSync('/proc/self/task');
+    tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return out; // not Linux
+    return out; // not Linux, or the process is gone
   }
   for (const t of tids) {
     let comm: string;
     try {
-      comm = fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
+      comm = fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim();
     } catch {
       continue; // the thread ended between the listing and the read
     }
-    const f = statFileFields(`/proc/self/task/${t}/stat`);
+    const f = statFileFields(`/proc/${pid}/task/${t}/stat`);
     if (f) out.set(Number(t), { comm, ticks: Number(f[11]) + Number(f[12]) }); // utime, stime
   }
   return out;
@@ -94,13 +94,42 @@ function byGroup(value: (g: ThreadGroup) => number): Record<ThreadGroup, number>
 function threadGroupsMs(
   before: Map<number, { comm: string; ticks: number }>,
   after: Map<number, { comm: string; ticks: number }>,
+  group: (tid: number, comm: string) => ThreadGroup,
 ): Record<ThreadGroup, number> {
   const out = byGroup(() => 0);
   for (const [tid, a] of after) {
     const ticks = a.ticks - (before.get(tid)?.ticks ?? 0);
-    out[threadGroup(tid, a.comm, process.pid, earlyThreads)] += (ticks * 1000) / TICKS_PER_S;
+    out[group(tid, a.comm)] += (ticks * 1000) / TICKS_PER_S;
   }
   return out;
+}
+
+/**
+ * What a thread of a gate worker process does. As in `threadGroup`, with the start order
+ * read from the thread ids (Linux gives them in order): the Node threads started before
+ * the SDK's first Rust thread are `helpers` (V8's, at Node's start), the later ones
+ * `workflow` (the workflow thread, and libuv's pool, which a worker barely uses).
+ */
+export function workerThreadGroup(
+  tid: number,
+  comm: string,
+  pid: number,
+  firstCoreTid: number | undefined,
+): ThreadGroup {
+  if (tid === pid) return 'main';
+  if (comm !== 'node') return 'core';
+  return firstCoreTid === undefined || tid < firstCoreTid ? 'helpers' : 'workflow';
+}
+
+/** `threadGroupsMs` for another process's readings, grouped by `workerThreadGroup`. */
+function workerThreadsMs(
+  pid: number,
+  before: Map<number, { comm: string; ticks: number }>,
+  after: Map<number, { comm: string; ticks: number }>,
+): Record<ThreadGroup, number> {
+  const core = [...after].filter(([tid, t]) => tid !== pid && t.comm !== 'node').map(([tid]) => tid);
+  const firstCore = core.length > 0 ? Math.min(...core) : undefined;
+  return threadGroupsMs(before, after, (tid, comm) => workerThreadGroup(tid, comm, pid, firstCore));
 }
 
 export interface CpuSpent {
@@ -112,6 +141,8 @@ export interface CpuSpent {
   server: number;
   /** ms of CPU of a gate worker process of its own (and its children), when the meter was given its pid. */
   worker?: number;
+  /** `worker` split by thread group (`workerThreadGroup`), its own threads only. */
+  workerThreads?: Record<ThreadGroup, number>;
 }
 
 /** Starts counting; the returned function gives what was spent since (`worker` only with `workerPid`). */
@@ -120,11 +151,16 @@ export function cpuMeter(serverPids: readonly number[], workerPid?: number): () 
   const s0 = treeCpuMs(serverPids);
   const w0 = workerPid === undefined ? undefined : treeCpuMs([workerPid]);
   const t0 = threadTicks();
+  const wt0 = workerPid === undefined ? undefined : threadTicks(workerPid);
   return () => {
     const p = process.cpuUsage(p0);
     const spent: CpuSpent = { bench: (p.user + p.system) / 1000, server: treeCpuMs(serverPids) - s0 };
-    if (t0.size > 0) spent.threads = threadGroupsMs(t0, threadTicks());
+    if (t0.size > 0)
+      spent.threads = threadGroupsMs(t0, threadTicks(), (tid, comm) =>
+        threadGroup(tid, comm, process.pid, earlyThreads),
+      );
     if (w0 !== undefined) spent.worker = treeCpuMs([workerPid!]) - w0;
+    if (wt0 && wt0.size > 0) spent.workerThreads = workerThreadsMs(workerPid!, wt0, threadTicks(workerPid));
     return spent;
   };
 }
@@ -156,8 +192,8 @@ export function cpuText(c: CpuSpent): string {
 }
 
 /** `main 6.1 ms, workflow 4.0 ms, core 1.2 ms, helpers 3.3 ms`; n/a without a split. */
-export function threadsText(c: CpuSpent): string {
-  const t = c.threads;
+export function threadsText(c: CpuSpent, of: 'threads' | 'workerThreads' = 'threads'): string {
+  const t = c[of];
   return t ? THREAD_GROUPS.map((g) => `${g} ${fmt(t[g], 'ms')}`).join(', ') : 'n/a';
 }
 
@@ -177,11 +213,17 @@ export function addCpu(acc: CpuSpent, c: CpuSpent): void {
   acc.bench += c.bench;
   acc.server += c.server;
   if (c.worker !== undefined) acc.worker = (acc.worker ?? 0) + c.worker;
-  if (c.threads) {
-    const t = acc.threads ?? byGroup(() => 0);
-    for (const g of THREAD_GROUPS) t[g] += c.threads[g];
-    acc.threads = t;
-  }
+  if (c.threads) acc.threads = addGroups(acc.threads, c.threads);
+  if (c.workerThreads) acc.workerThreads = addGroups(acc.workerThreads, c.workerThreads);
+}
+
+function addGroups(
+  acc: Record<ThreadGroup, number> | undefined,
+  c: Record<ThreadGroup, number>,
+): Record<ThreadGroup, number> {
+  const t = acc ?? byGroup(() => 0);
+  for (const g of THREAD_GROUPS) t[g] += c[g];
+  return t;
 }
 
 /** CPU per unit of work: every figure of `c` divided by `n`. */
@@ -189,5 +231,6 @@ export function perUnit(c: CpuSpent, n: number): CpuSpent {
   const out: CpuSpent = { bench: c.bench / n, server: c.server / n };
   if (c.threads) out.threads = byGroup((g) => c.threads![g] / n);
   if (c.worker !== undefined) out.worker = c.worker / n;
+  if (c.workerThreads) out.workerThreads = byGroup((g) => c.workerThreads![g] / n);
   return out;
 }

@@ -137,7 +137,7 @@ export function reportPending(report: Report, cfg: BenchConfig, r: PendingResult
     ['full', 'idle'],
   );
   const cpu = (c: CpuSpent): string =>
-    `bench ${fmt(c.bench, 'ms')} (${threadsText(c)}) + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')}`;
+    `bench ${fmt(c.bench, 'ms')} (${threadsText(c)}) + server ${fmt(c.server, 'ms')} + worker ${fmt(c.worker ?? NaN, 'ms')} (${threadsText(c, 'workerThreads')})`;
   report.info(
     'pending.decision_cpu',
     `per decision: ${GROUPS.map((g) => `${g} ${cpu(tallyCpu(r.groups[g]))}`).join('; ')}`,

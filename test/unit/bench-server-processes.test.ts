@@ -1,4 +1,4 @@
-import { medianCpu, perUnit, threadGroup } from '../../bench/cpu';
+import { addCpu, medianCpu, perUnit, threadGroup, workerThreadGroup } from '../../bench/cpu';
 import { BenchUsageError, loadBenchConfig } from '../../bench/config';
 import { isLocalHost, listeningInodes } from '../../bench/server-processes';
 
@@ -59,6 +59,24 @@ describe('the bench process split by thread (cpu_threads)', () => {
     expect(threadGroup(20, 'tokio-runtime-w', 10, early)).toBe('core');
     expect(threadGroup(21, 'workflow-proces', 10, early)).toBe('core');
     expect(threadGroup(30, 'node', 10, early)).toBe('workflow');
+  });
+
+  it("tells a worker process's threads apart by their ids: Node threads before the SDK's first are helpers", () => {
+    expect(workerThreadGroup(100, 'node', 100, 120)).toBe('main');
+    expect(workerThreadGroup(103, 'node', 100, 120)).toBe('helpers');
+    expect(workerThreadGroup(120, 'tokio-runtime-w', 100, 120)).toBe('core');
+    expect(workerThreadGroup(131, 'workflow-proces', 100, 120)).toBe('core');
+    expect(workerThreadGroup(127, 'node', 100, 120)).toBe('workflow');
+    // No SDK thread yet: every other Node thread is one of Node's own.
+    expect(workerThreadGroup(127, 'node', 100, undefined)).toBe('helpers');
+  });
+
+  it("sums and divides the worker's split with the rest of a reading", () => {
+    const acc = { bench: 0, server: 0 };
+    const workerThreads = { main: 4, workflow: 6, core: 2, helpers: 1 };
+    addCpu(acc, { bench: 1, server: 2, worker: 13, workerThreads });
+    addCpu(acc, { bench: 1, server: 2, worker: 13, workerThreads });
+    expect(perUnit(acc, 2)).toEqual({ bench: 1, server: 2, worker: 13, workerThreads });
   });
 
   it('divides every figure of a reading per unit of work, and takes medians group by group', () => {
