@@ -1,15 +1,18 @@
 // 3. Your own domain: one gated tool an agent run may call, and a read route of its own.
 import { digest } from 'approval-gate';
-import type { DomainAdapter, DomainSource } from 'approval-gate/worker';
+import { migrateUnderLock, type DomainAdapter, type DomainSource } from 'approval-gate/worker';
 import { z } from 'zod';
 
 const IssueRefundArgs = z.object({ order_id: z.string().min(1), cents: z.int().positive() }).strict();
 
 /** A factory over the gate's store: it creates its table, then returns the adapter (each process calls it once). */
 export const refundsDomain: DomainSource = async ({ db }) => {
-  await db.run(
-    'CREATE TABLE IF NOT EXISTS refunds (idempotency_key TEXT PRIMARY KEY, session_id TEXT, order_id TEXT, cents INTEGER)',
-  );
+  // Under a PostgreSQL advisory lock of the domain's own: processes starting together take turns.
+  await migrateUnderLock(db, 41_001, async (tx) => {
+    await tx.run(
+      'CREATE TABLE IF NOT EXISTS refunds (idempotency_key TEXT PRIMARY KEY, session_id TEXT, order_id TEXT, cents INTEGER)',
+    );
+  });
   const adapter: DomainAdapter = {
     name: 'refunds',
     tools: [

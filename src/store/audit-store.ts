@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent } from '../core/audit';
-import type { Db } from './db';
+import { migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 
 /** Rows per INSERT: 13 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
 const APPEND_CHUNK = 200;
@@ -27,27 +27,34 @@ export interface AuditIntent {
 export class AuditStore {
   constructor(private readonly db: Db) {}
 
-  /** Creates the table and, on SQLite and PostgreSQL alike, triggers that refuse UPDATE and DELETE. */
+  /**
+   * Creates the tables and, on SQLite and PostgreSQL alike, triggers that refuse UPDATE and
+   * DELETE, under the store's migration lock (`migrateUnderLock`): the API and the workers
+   * migrate as they start, and on PostgreSQL the trigger is replaced in one transaction, so
+   * it is never missing while another process writes.
+   */
   async migrate(): Promise<void> {
-    await this.db.run(`CREATE TABLE IF NOT EXISTS audit_events (
-      event_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, seq INTEGER NOT NULL, event_type TEXT NOT NULL,
-      actor_type TEXT NOT NULL, actor_id TEXT NOT NULL, payload_sha256 TEXT, note TEXT, timestamp TEXT NOT NULL,
-      data TEXT NOT NULL, prev_hash TEXT, hash TEXT NOT NULL, recorded_at TEXT NOT NULL, UNIQUE (request_id, seq))`);
-    if (this.db.dialect === 'sqlite') {
-      for (const op of ['UPDATE', 'DELETE']) {
-        await this.db.run(`CREATE TRIGGER IF NOT EXISTS audit_events_no_${op.toLowerCase()} BEFORE ${op} ON audit_events
-          BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END`);
+    await migrateUnderLock(this.db, PG_MIGRATION_LOCK.audit, async (tx) => {
+      await tx.run(`CREATE TABLE IF NOT EXISTS audit_events (
+        event_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, seq INTEGER NOT NULL, event_type TEXT NOT NULL,
+        actor_type TEXT NOT NULL, actor_id TEXT NOT NULL, payload_sha256 TEXT, note TEXT, timestamp TEXT NOT NULL,
+        data TEXT NOT NULL, prev_hash TEXT, hash TEXT NOT NULL, recorded_at TEXT NOT NULL, UNIQUE (request_id, seq))`);
+      if (tx.dialect === 'sqlite') {
+        for (const op of ['UPDATE', 'DELETE']) {
+          await tx.run(`CREATE TRIGGER IF NOT EXISTS audit_events_no_${op.toLowerCase()} BEFORE ${op} ON audit_events
+            BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END`);
+        }
+      } else {
+        await tx.run(`CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger AS $$
+          BEGIN RAISE EXCEPTION 'audit_events is append-only'; END $$ LANGUAGE plpgsql`);
+        await tx.run(`DROP TRIGGER IF EXISTS audit_events_no_change ON audit_events`);
+        await tx.run(`CREATE TRIGGER audit_events_no_change BEFORE UPDATE OR DELETE ON audit_events
+          FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`);
       }
-    } else {
-      await this.db.run(`CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger AS $$
-        BEGIN RAISE EXCEPTION 'audit_events is append-only'; END $$ LANGUAGE plpgsql`);
-      await this.db.run(`DROP TRIGGER IF EXISTS audit_events_no_change ON audit_events`);
-      await this.db.run(`CREATE TRIGGER audit_events_no_change BEFORE UPDATE OR DELETE ON audit_events
-        FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`);
-    }
-    await this.db.run(`CREATE TABLE IF NOT EXISTS audit_intents (
-      intent_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, update_id TEXT, event TEXT, created_at TEXT NOT NULL)`);
-    await this.db.run(`CREATE INDEX IF NOT EXISTS audit_intents_created ON audit_intents (created_at)`);
+      await tx.run(`CREATE TABLE IF NOT EXISTS audit_intents (
+        intent_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, update_id TEXT, event TEXT, created_at TEXT NOT NULL)`);
+      await tx.run(`CREATE INDEX IF NOT EXISTS audit_intents_created ON audit_intents (created_at)`);
+    });
   }
 
   /** Records an audit intent (see AuditIntent) and returns its id. */

@@ -1,8 +1,5 @@
 import type { Message } from '../core/conversation';
-import type { Db } from './db';
-
-/** Arbitrary constant naming this store's migration lock (the trip store uses 7_262_001). */
-const PG_MIGRATION_LOCK = 7_262_002;
+import { migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 
 /** One saved conversation: the JSON text exactly as stored, and its digest at save time. */
 export interface StoredConversation {
@@ -21,12 +18,11 @@ export class ConversationStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Creates the table if missing. On PostgreSQL under an advisory lock: workers starting
-   * together would otherwise collide on the catalog despite `IF NOT EXISTS`.
+   * Creates the tables if missing, under the store's migration lock (`migrateUnderLock`):
+   * workers starting together would otherwise collide on the catalog despite `IF NOT EXISTS`.
    */
   async migrate(): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (tx.dialect === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(?)', [PG_MIGRATION_LOCK]);
+    await migrateUnderLock(this.db, PG_MIGRATION_LOCK.conversations, async (tx) => {
       await tx.run(`CREATE TABLE IF NOT EXISTS run_conversations (
         run_id TEXT NOT NULL, execution INTEGER NOT NULL, messages TEXT NOT NULL, sha256 TEXT NOT NULL,
         saved_at TEXT NOT NULL, PRIMARY KEY (run_id, execution))`);

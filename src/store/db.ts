@@ -33,8 +33,9 @@ export async function columnsOf(db: Db, table: string): Promise<Set<string>> {
 /**
  * `ALTER TABLE ... ADD COLUMN` unless the column exists: the migration step of a table
  * that grows (SQLite has no `ADD COLUMN IF NOT EXISTS`). `table`, `column` and `ddl`
- * are the caller's constants, never input. Two processes migrating at once may race
- * on PostgreSQL; the loser's duplicate-column error is taken as done.
+ * are the caller's constants, never input. Run it inside `migrateUnderLock`, which keeps
+ * two processes from adding the same column at once; outside it, the loser of such a race
+ * takes its duplicate-column error as done.
  */
 export async function addColumnIfMissing(db: Db, table: string, column: string, ddl: string): Promise<boolean> {
   if ((await columnsOf(db, table)).has(column)) return false;
@@ -42,9 +43,43 @@ export async function addColumnIfMissing(db: Db, table: string, column: string, 
     await db.run(`ALTER TABLE ${table} ADD COLUMN ${column} ${ddl}`);
     return true;
   } catch (err) {
-    if ((await columnsOf(db, table)).has(column)) return false;
+    // Inside a PostgreSQL transaction the failed ALTER aborted it: the original error is the one to report.
+    const added = await columnsOf(db, table).then(
+      (cols) => cols.has(column),
+      () => false,
+    );
+    if (added) return false;
     throw err;
   }
+}
+
+/**
+ * The PostgreSQL advisory lock of each store's migration. A store keeps its number for
+ * good, so that processes of two releases starting together still take turns.
+ */
+export const PG_MIGRATION_LOCK = {
+  trip: 7_262_001,
+  conversations: 7_262_002,
+  audit: 7_262_003,
+  keys: 7_262_004,
+} as const;
+
+/**
+ * Runs a store's migration. On PostgreSQL in one transaction, under the store's advisory
+ * lock: processes that start together (the API and the workers of `gate stack`) take
+ * turns, because `IF NOT EXISTS` alone still collides on PostgreSQL's catalog when two
+ * sessions create the same table or index at once (a duplicate key in `pg_class`), and a
+ * trigger dropped and created again is never missing in between. On SQLite each statement
+ * runs on its own: each takes the file's write lock and checks `IF NOT EXISTS` under it, so
+ * connections never collide, whereas a transaction held across the migration's awaits would
+ * make another connection of the same process wait for a lock its own thread holds.
+ */
+export async function migrateUnderLock(db: Db, lock: number, migrate: (tx: Db) => Promise<void>): Promise<void> {
+  if (db.dialect === 'sqlite') return migrate(db);
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(?)', [lock]);
+    await migrate(tx);
+  });
 }
 
 /** Opens PostgreSQL when `databaseUrl` is set, otherwise SQLite at `sqliteFile`. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../core/tenant';
-import { addColumnIfMissing, type Db } from './db';
+import { addColumnIfMissing, migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 import { infoOf, parseRoles, type KeyRow, type KeyStatus } from './key-row';
 
 export { KeyKind, type Principal } from '../core/tenant';
@@ -102,18 +102,31 @@ export class KeyStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Creates `api_keys` when missing and adds the columns later versions need (SQLite and PostgreSQL alike). */
+  /**
+   * Creates `api_keys` when missing and adds the columns later versions need (SQLite and
+   * PostgreSQL alike), under the store's migration lock (`migrateUnderLock`): API processes
+   * and `gate keys` starting together take turns.
+   */
   async migrate(): Promise<void> {
-    await this.db.run(`CREATE TABLE IF NOT EXISTS api_keys (
-      kind TEXT NOT NULL CHECK (kind IN ('agent', 'reviewer')), id TEXT NOT NULL, key_sha256 TEXT NOT NULL UNIQUE,
-      created_at TEXT NOT NULL, PRIMARY KEY (kind, id))`);
-    // Tenants came later: keys made before them belong to the default tenant.
-    await addColumnIfMissing(this.db, 'api_keys', 'tenant', `TEXT NOT NULL DEFAULT '${DEFAULT_TENANT}'`);
-    // Key lifecycle came later still; every column is optional, so older rows stay valid keys.
-    await addColumnIfMissing(this.db, 'api_keys', 'roles', `TEXT NOT NULL DEFAULT '[]'`);
-    for (const col of ['expires_at', 'revoked_at', 'last_used_at', 'rotated_at', 'prev_key_sha256', 'prev_expires_at'])
-      await addColumnIfMissing(this.db, 'api_keys', col, 'TEXT');
-    await this.db.run(`CREATE UNIQUE INDEX IF NOT EXISTS api_keys_prev_key ON api_keys (prev_key_sha256)`);
+    await migrateUnderLock(this.db, PG_MIGRATION_LOCK.keys, async (tx) => {
+      await tx.run(`CREATE TABLE IF NOT EXISTS api_keys (
+        kind TEXT NOT NULL CHECK (kind IN ('agent', 'reviewer')), id TEXT NOT NULL, key_sha256 TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL, PRIMARY KEY (kind, id))`);
+      // Tenants came later: keys made before them belong to the default tenant.
+      await addColumnIfMissing(tx, 'api_keys', 'tenant', `TEXT NOT NULL DEFAULT '${DEFAULT_TENANT}'`);
+      // Key lifecycle came later still; every column is optional, so older rows stay valid keys.
+      await addColumnIfMissing(tx, 'api_keys', 'roles', `TEXT NOT NULL DEFAULT '[]'`);
+      for (const col of [
+        'expires_at',
+        'revoked_at',
+        'last_used_at',
+        'rotated_at',
+        'prev_key_sha256',
+        'prev_expires_at',
+      ])
+        await addColumnIfMissing(tx, 'api_keys', col, 'TEXT');
+      await tx.run(`CREATE UNIQUE INDEX IF NOT EXISTS api_keys_prev_key ON api_keys (prev_key_sha256)`);
+    });
   }
 
   /**

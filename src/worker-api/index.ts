@@ -14,4 +14,4 @@ export type {
   ToolOutput,
 } from '../domain/types';
 export { approvalGatePlugin, type ApprovalGatePluginOptions } from './plugin';
-export type { Db } from '../store/db';
+export { migrateUnderLock, type Db } from '../store/db';

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db';
+import { migrateUnderLock, PG_MIGRATION_LOCK, type Db } from '../../store/db';
 
 /**
  * Tables of the trip Domain Session. SQL in the common subset of SQLite and
@@ -53,17 +53,13 @@ const STATEMENTS = [
   `CREATE INDEX IF NOT EXISTS trip_submissions_created ON trip_submissions (created_at)`,
 ];
 
-/** Arbitrary constant naming the migration lock of this store. */
-const PG_MIGRATION_LOCK = 7_262_001;
-
 /**
- * Creates the trip tables if missing. Idempotent. On PostgreSQL the DDL runs under an
- * advisory lock because concurrent `CREATE TABLE IF NOT EXISTS` (worker and API
- * starting together) can still collide on the catalog.
+ * Creates the trip tables if missing. Idempotent. The DDL runs under the store's migration
+ * lock (`migrateUnderLock`) because concurrent `CREATE TABLE IF NOT EXISTS` (worker and
+ * API starting together) can still collide on PostgreSQL's catalog.
  */
 export async function migrateTripStore(db: Db): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(?)', [PG_MIGRATION_LOCK]);
+  await migrateUnderLock(db, PG_MIGRATION_LOCK.trip, async (tx) => {
     for (const sql of STATEMENTS) await tx.run(sql);
   });
 }

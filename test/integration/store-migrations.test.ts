@@ -1,0 +1,114 @@
+// Every store migrates as its process starts, and `gate stack` starts the API and two
+// workers at once against one PostgreSQL: their migrations must take turns
+// (`migrateUnderLock`). Each round below gives several processes' worth of connections a
+// fresh database and runs every store's migration on all of them at the same moment.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrateTripStore } from '../../src/domain/trip/schema';
+import { AuditStore } from '../../src/store/audit-store';
+import { ConversationStore } from '../../src/store/conversation-store';
+import { columnsOf, openDb, type Db } from '../../src/store/db';
+import { KeyStore } from '../../src/store/key-store';
+import { skipPostgres, startPostgres } from '../support/postgres';
+
+const PROCESSES = 6;
+const ROUNDS = 3;
+
+/** What each process runs at start: the API's stores, the worker's, and the trip domain's. */
+function migrateAll(db: Db): Promise<unknown> {
+  return Promise.all([
+    new AuditStore(db).migrate(),
+    new KeyStore(db).migrate(),
+    new ConversationStore(db).migrate(),
+    migrateTripStore(db),
+  ]);
+}
+
+/** The schema every migration leaves, whoever ran it. */
+async function expectMigrated(db: Db): Promise<void> {
+  expect(await columnsOf(db, 'api_keys')).toEqual(
+    new Set([
+      'kind',
+      'id',
+      'key_sha256',
+      'created_at',
+      'tenant',
+      'roles',
+      'expires_at',
+      'revoked_at',
+      'last_used_at',
+      'rotated_at',
+      'prev_key_sha256',
+      'prev_expires_at',
+    ]),
+  );
+  for (const table of ['audit_events', 'audit_intents', 'run_conversations', 'run_messages', 'trip_submissions'])
+    expect((await columnsOf(db, table)).size).toBeGreaterThan(0);
+  // The append-only trigger is in place: an event, once written, cannot be changed.
+  const audit = new AuditStore(db);
+  await audit.append({
+    event_id: 'evt_m1',
+    request_id: 'req_m1',
+    seq: 1,
+    event_type: 'approval.requested',
+    actor_type: 'agent',
+    actor_id: 'bot',
+    payload_sha256: null,
+    note: null,
+    timestamp: new Date().toISOString(),
+    data: {},
+    prev_hash: null,
+    hash: 'h1',
+  });
+  await expect(db.run(`UPDATE audit_events SET note = 'changed' WHERE event_id = ?`, ['evt_m1'])).rejects.toThrow(
+    /append-only/,
+  );
+}
+
+if (!skipPostgres)
+  describe('store migrations on PostgreSQL, several processes at once', () => {
+    let pg: { url: string; stop(): void };
+    let admin: Db;
+    beforeAll(() => {
+      pg = startPostgres();
+      admin = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
+    }, 120_000);
+    afterAll(async () => {
+      await admin?.close();
+      pg?.stop();
+    }, 60_000);
+
+    it(`${ROUNDS} fresh databases, each migrated by ${PROCESSES} connections at the same moment, without an error`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const name = `migrate_${process.pid}_${round}`;
+        await admin.run(`CREATE DATABASE ${name}`);
+        const url = new URL(pg.url);
+        url.pathname = `/${name}`;
+        const dbs = Array.from({ length: PROCESSES }, () =>
+          openDb({ databaseUrl: url.toString(), sqliteFile: ':memory:' }),
+        );
+        try {
+          await Promise.all(dbs.map(migrateAll));
+          await Promise.all(dbs.map(migrateAll)); // and again, on a migrated database
+          await expectMigrated(dbs[0]!);
+        } finally {
+          await Promise.all(dbs.map((d) => d.close()));
+        }
+      }
+    }, 120_000);
+  });
+
+describe('store migrations on one SQLite file, several connections at once', () => {
+  it('every connection migrates, none fails, and the schema is whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-migrate-'));
+    const dbs = Array.from({ length: PROCESSES }, () => openDb({ sqliteFile: path.join(dir, 'gate.db') }));
+    try {
+      await Promise.all(dbs.map(migrateAll));
+      await expectMigrated(dbs[0]!);
+    } finally {
+      await Promise.all(dbs.map((d) => d.close()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
