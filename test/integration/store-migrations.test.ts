@@ -25,26 +25,20 @@ function migrateAll(db: Db): Promise<unknown> {
   ]);
 }
 
-/** The schema every migration leaves, whoever ran it. */
-async function expectMigrated(db: Db): Promise<void> {
-  expect(await columnsOf(db, 'api_keys')).toEqual(
-    new Set([
-      'kind',
-      'id',
-      'key_sha256',
-      'created_at',
-      'tenant',
-      'roles',
-      'expires_at',
-      'revoked_at',
-      'last_used_at',
-      'rotated_at',
-      'prev_key_sha256',
-      'prev_expires_at',
-    ]),
-  );
-  for (const table of ['audit_events', 'audit_intents', 'run_conversations', 'run_messages', 'trip_submissions'])
-    expect((await columnsOf(db, table)).size).toBeGreaterThan(0);
+const TABLES = ['api_keys', 'audit_events', 'audit_intents', 'run_conversations', 'run_messages', 'trip_submissions'];
+
+/** Each store table's columns, sorted: what a migration leaves. */
+async function schemaOf(db: Db): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const t of TABLES) out[t] = [...(await columnsOf(db, t))].sort();
+  return out;
+}
+
+/** The schema one lone connection's migration leaves, every table there, the append-only trigger working. */
+async function expectMigrated(db: Db, reference: Db): Promise<void> {
+  const want = await schemaOf(reference);
+  for (const t of TABLES) expect(want[t]!.length).toBeGreaterThan(0);
+  expect(await schemaOf(db)).toEqual(want);
   // The append-only trigger is in place: an event, once written, cannot be changed.
   const audit = new AuditStore(db);
   await audit.append({
@@ -70,11 +64,21 @@ if (!skipPostgres)
   describe('store migrations on PostgreSQL, several processes at once', () => {
     let pg: { url: string; stop(): void };
     let admin: Db;
-    beforeAll(() => {
+    const databaseUrl = (name: string): string => {
+      const url = new URL(pg.url);
+      url.pathname = `/${name}`;
+      return url.toString();
+    };
+    let reference: Db;
+    beforeAll(async () => {
       pg = startPostgres();
       admin = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
+      await admin.run(`CREATE DATABASE migrate_reference_${process.pid}`);
+      reference = openDb({ databaseUrl: databaseUrl(`migrate_reference_${process.pid}`), sqliteFile: ':memory:' });
+      await migrateAll(reference);
     }, 120_000);
     afterAll(async () => {
+      await reference?.close();
       await admin?.close();
       pg?.stop();
     }, 60_000);
@@ -83,15 +87,13 @@ if (!skipPostgres)
       for (let round = 0; round < ROUNDS; round++) {
         const name = `migrate_${process.pid}_${round}`;
         await admin.run(`CREATE DATABASE ${name}`);
-        const url = new URL(pg.url);
-        url.pathname = `/${name}`;
         const dbs = Array.from({ length: PROCESSES }, () =>
-          openDb({ databaseUrl: url.toString(), sqliteFile: ':memory:' }),
+          openDb({ databaseUrl: databaseUrl(name), sqliteFile: ':memory:' }),
         );
         try {
           await Promise.all(dbs.map(migrateAll));
           await Promise.all(dbs.map(migrateAll)); // and again, on a migrated database
-          await expectMigrated(dbs[0]!);
+          await expectMigrated(dbs[0]!, reference);
         } finally {
           await Promise.all(dbs.map((d) => d.close()));
         }
@@ -103,11 +105,13 @@ describe('store migrations on one SQLite file, several connections at once', () 
   it('every connection migrates, none fails, and the schema is whole', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-migrate-'));
     const dbs = Array.from({ length: PROCESSES }, () => openDb({ sqliteFile: path.join(dir, 'gate.db') }));
+    const reference = openDb({ sqliteFile: path.join(dir, 'reference.db') });
     try {
+      await migrateAll(reference);
       await Promise.all(dbs.map(migrateAll));
-      await expectMigrated(dbs[0]!);
+      await expectMigrated(dbs[0]!, reference);
     } finally {
-      await Promise.all(dbs.map((d) => d.close()));
+      await Promise.all([...dbs, reference].map((d) => d.close()));
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
