@@ -102,14 +102,58 @@ function openPool(connectionString: string): Pool {
   return pool;
 }
 
+/** The open SQLite files of this process, by absolute path: one connection each (see `openSqlite`). */
+const sqliteFiles = new Map<string, { db: SqliteDb; users: number }>();
+
+/**
+ * A SQLite store. Each file has one connection per process, shared by every caller that
+ * opens it (`gate dev` runs the API and the worker in one process, both on `gate.db`), and
+ * closed when the last of them closes it. better-sqlite3 is synchronous: with a second
+ * connection, a write that met the first one's open transaction would wait out the busy
+ * timeout on the very thread that must finish that transaction, freezing the process for
+ * 10 s and then failing with "database is locked". On one connection the transactions and
+ * statements of all callers take turns instead. Other processes sharing the file (a
+ * separate `gate api`, the CLI) wait for its lock through the busy timeout.
+ */
 export function openSqlite(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file === ':memory:') return new SqliteDb(connectSqlite(file));
+  const key = path.resolve(file);
+  let open = sqliteFiles.get(key);
+  if (!open) {
+    fs.mkdirSync(path.dirname(key), { recursive: true });
+    open = { db: new SqliteDb(connectSqlite(key)), users: 0 };
+    sqliteFiles.set(key, open);
+  }
+  open.users++;
+  const shared = open;
+  let closed = false;
+  /** A closed handle refuses work as a closed connection does, whoever else still has the file open. */
+  const live = (): SqliteDb => {
+    if (closed) throw new TypeError('The database connection is not open');
+    return shared.db;
+  };
+  return {
+    dialect: 'sqlite',
+    query: async (sql, params) => live().query(sql, params),
+    run: async (sql, params) => live().run(sql, params),
+    transaction: async (fn) => live().transaction(fn),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (--shared.users > 0) return;
+      sqliteFiles.delete(key);
+      await shared.db.close();
+    },
+  };
+}
+
+function connectSqlite(file: string): Database.Database {
   const db = new Database(file);
-  // WAL + busy timeout: the API, the worker and the CLI share one file.
+  // WAL + busy timeout: the API, the worker and the CLI may share one file from several processes.
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
   db.pragma('synchronous = NORMAL');
-  return new SqliteDb(db);
+  return db;
 }
 
 /** Prepared statements kept per connection; past this many distinct SQL texts the cache starts over. */
