@@ -117,10 +117,12 @@ const sqliteFiles = new Map<string, { db: SqliteDb; users: number }>();
  */
 export function openSqlite(file: string): Db {
   if (file === ':memory:') return new SqliteDb(connectSqlite(file));
-  const key = path.resolve(file);
+  const dir = path.dirname(path.resolve(file));
+  fs.mkdirSync(dir, { recursive: true });
+  // The directory's real path: the same file reached through a symbolic link is the same file.
+  const key = path.join(fs.realpathSync(dir), path.basename(file));
   let open = sqliteFiles.get(key);
   if (!open) {
-    fs.mkdirSync(path.dirname(key), { recursive: true });
     open = { db: new SqliteDb(connectSqlite(key)), users: 0 };
     sqliteFiles.set(key, open);
   }

@@ -16,7 +16,8 @@ describe('one SQLite file opened twice in one process', () => {
   it("takes a write from one opener while the other's transaction awaits between statements", async () => {
     const file = path.join(dir, 'gate.db');
     const api = openSqlite(file);
-    const worker = openSqlite(path.join(dir, '.', 'gate.db')); // the same file, spelled another way
+    fs.symlinkSync(dir, path.join(dir, 'link'));
+    const worker = openSqlite(path.join(dir, 'link', '..', 'link', 'gate.db')); // the same file, reached another way
     try {
       await api.run('CREATE TABLE t (id INTEGER PRIMARY KEY)');
       const started = Date.now();
