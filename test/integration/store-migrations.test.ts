@@ -79,6 +79,8 @@ if (!skipPostgres)
     }, 120_000);
     afterAll(async () => {
       await reference?.close();
+      // GATE_TEST_PG_URL may name a server that outlives the test: leave it as it was.
+      await admin?.run(`DROP DATABASE IF EXISTS migrate_reference_${process.pid}`);
       await admin?.close();
       pg?.stop();
     }, 60_000);
@@ -96,13 +98,14 @@ if (!skipPostgres)
           await expectMigrated(dbs[0]!, reference);
         } finally {
           await Promise.all(dbs.map((d) => d.close()));
+          await admin.run(`DROP DATABASE IF EXISTS ${name}`);
         }
       }
     }, 120_000);
   });
 
-describe('store migrations on one SQLite file, several connections at once', () => {
-  it('every connection migrates, none fails, and the schema is whole', async () => {
+describe('store migrations on one SQLite file, several openers at once (one connection per process, see openSqlite)', () => {
+  it('every opener migrates, none fails, and the schema is whole', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-migrate-'));
     const dbs = Array.from({ length: PROCESSES }, () => openDb({ sqliteFile: path.join(dir, 'gate.db') }));
     const reference = openDb({ sqliteFile: path.join(dir, 'reference.db') });
