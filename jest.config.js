@@ -5,6 +5,12 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // The production suite runs on its own stack: `npm run test:production` (test/production/jest.config.js).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/production/'],
+  // examples import the package by name, as an app does.
+  moduleNameMapper: {
+    '^approval-gate$': '<rootDir>/src',
+    '^approval-gate/(worker|workflow|client|webhooks|api)$': '<rootDir>/src/$1',
+    '^approval-gate/(ai-sdk|openai-agents|langchain)$': '<rootDir>/src/adapters/$1',
+  },
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

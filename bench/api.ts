@@ -11,7 +11,7 @@ import { openSqlite } from '../src/store/db';
 import { KeyStore } from '../src/store/key-store';
 import { AGENT_ID, REVIEWER_ID } from './gate-requests';
 import { freePort } from './temporal-server';
-import { tripDomain } from '../src/domain/trip';
+import { tripDomain } from '../examples/trip';
 
 export interface BenchApi {
   url: string;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
-import { stackFramesModule, workflowBundlerOptions } from '../src/bundle-options';
+import { stackFramesModule, workflowBundlerOptions } from '../src/worker/bundle-options';
 
 export interface Bundles {
   gate: string;
@@ -29,7 +29,7 @@ export async function buildBundles(dir: string, bareStacks: 'sdk' | 'gate'): Pro
       ? given
       : await write(
           path.join(dir, 'gate-workflow-bundle.js'),
-          require.resolve('../src/workflows'),
+          require.resolve('../src/workflow/bundle-entry'),
           workflowBundlerOptions(),
         );
   const baseline = await write(

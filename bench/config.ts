@@ -53,7 +53,7 @@ export interface BenchConfig {
   /**
    * The bare baselines' stack capture (BENCH_BARE_STACKS). `sdk` (default): the SDK's,
    * a stack per promise, as a bare Temporal worker runs. `gate`: the gate workers' frame
-   * limit as well (src/workflows/stack-frames.ts), to price that setting on its own.
+   * limit as well (src/workflow/internal/stack-frames.ts), to price that setting on its own.
    */
   bareStacks: 'sdk' | 'gate';
   /**

@@ -8,10 +8,10 @@ import type { NativeConnection } from '@temporalio/worker';
 import { GateClient } from '../src/client/gate-client';
 import { loadConfig } from '../src/config';
 import { isTransientRejection } from '../src/client/temporal-errors';
-import type { DecisionMessage } from '../src/core/decision';
+import type { DecisionMessage } from '../src/common/decision';
 import { AuditStore } from '../src/store/audit-store';
 import { openSqlite } from '../src/store/db';
-import type { approvalGateWorkflow } from '../src/workflows/approval-gate';
+import type { approvalGateWorkflow } from '../src/workflow/gate/approval-gate';
 import type { BenchContext } from './context';
 import { sleep } from './stats';
 

@@ -45,7 +45,7 @@ async function run(): Promise<number> {
     header(cfg, server.description).forEach((l) => report.line(l));
     progress('bundling the gate and baseline workflows');
     const bundles = await buildBundles(dir, cfg.bareStacks);
-    // createGateWorker (src/worker.ts) takes its bundle from process.env, not from its config.
+    // createGateWorker (src/worker/create-gate-worker.ts) takes its bundle from process.env, not from its config.
     process.env.GATE_WORKFLOW_BUNDLE = bundles.gate;
     connection = await Connection.connect({ address: server.address });
     const ctx: BenchContext = {

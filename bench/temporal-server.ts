@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { ensureSearchAttributes } from '../src/dev/search-attributes';
+import { ensureSearchAttributes } from '../src/worker/search-attributes';
 import { ensureTemporalCli, startDevServer } from '../src/dev/temporal-cli';
 import { stopChild, track } from './children';
 import type { BenchConfig } from './config';

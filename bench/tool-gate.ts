@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../src/activities';
+import { createActivities } from '../src/worker/activities';
 import { loadConfig } from '../src/config';
-import { payloadSha256, type EvidencePayload } from '../src/core/evidence';
-import type { GateInput } from '../src/core/gate-state';
-import { digest } from '../src/core/hashing';
+import { payloadSha256, type EvidencePayload } from '../src/common/evidence';
+import type { GateInput } from '../src/common/gate-state';
+import { digest } from '../src/common/hashing';
 import type { DomainRegistry } from '../src/domain/registry';
 import type { DomainAdapter, DomainContext, DomainSource } from '../src/domain/types';
 import { openSqlite } from '../src/store/db';
@@ -16,13 +16,13 @@ import { dataDir, taskQueue, type BenchContext } from './context';
 import { AGENT_ID } from './gate-requests';
 import { now } from './stats';
 import { running, type RunningWorker, type StartTimes } from './workers';
-import { tripDomain } from '../src/domain/trip';
+import { tripDomain } from '../examples/trip';
 
 /** When each re-check began and ended, by trip session (performance.now() in this process). */
 export type RecheckTimes = Map<string, { start: number; end: number }>;
 
 /**
- * A gate worker built like `createGateWorker` (src/worker.ts: production bundle and
+ * A gate worker built like `createGateWorker` (src/worker/create-gate-worker.ts: production bundle and
  * bundler options, `maxCachedWorkflows` from the config, every activity of
  * `createActivities`), except that its trip domain records when each `execute` begins
  * (by idempotency key, = request id for the gated submit) and when each re-check begins
@@ -80,7 +80,7 @@ export async function startToolGateWorker(ctx: BenchContext): Promise<
 /**
  * A fresh trip session with a drafted and validated trip (one approver's tier), and the
  * GateInput the agent loop would build for its `submit_trip_request` plan
- * (src/workflows/tool-call.ts `gate()`).
+ * (src/workflow/agent-run/tool-call.ts `gate()`).
  */
 export async function preparedToolGate(
   domains: DomainRegistry,

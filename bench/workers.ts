@@ -2,11 +2,11 @@
 // (createGateWorker), and the baseline worker for the bare workflows.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
-import { createGateWorker } from '../src/worker';
+import { createGateWorker } from '../src/worker/create-gate-worker';
 import type { BareActivities } from './baseline-workflows';
 import { dataDir, gateEnv, taskQueue, type BenchContext } from './context';
 import { now } from './stats';
-import { tripDomain } from '../src/domain/trip';
+import { tripDomain } from '../examples/trip';
 
 export interface RunningWorker {
   taskQueue: string;

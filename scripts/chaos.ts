@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WORKER_BOUNDARIES, type WorkerBoundary } from '../src/activities/boundaries';
+import { WORKER_BOUNDARIES, type WorkerBoundary } from '../src/worker/activities/boundaries';
 import { emptyCell, runBatch, type CellResult } from '../test/chaos/engine';
 import { chaosContext } from '../test/chaos/context';
 import { FAULTS, type Fault } from '../test/chaos/faults';

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { startDevStack } from '../src/dev/dev-stack';
-import { tripDomain } from '../src/domain/trip';
-import { gateDbFile } from '../src/worker';
+import { tripDomain } from '../examples/trip';
+import { gateDbFile } from '../src/worker/create-gate-worker';
 import { openDb } from '../src/store/db';
 import { KeyStore } from '../src/store/key-store';
 

@@ -27,7 +27,7 @@ export interface GateConfig {
   /**
    * GATE_WORKFLOW_STACK_TRACES: capture stacks in workflow code as the SDK does by default
    * (the `__stack_trace` query, frames of errors thrown there). Off by default, for the CPU
-   * (src/workflows/stack-frames.ts); when on, a worker bundles its workflows at start.
+   * (src/workflow/internal/stack-frames.ts); when on, a worker bundles its workflows at start.
    */
   workflowStackTraces: boolean;
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */

@@ -9,14 +9,14 @@ export {
   payloadSha256,
   defaultIdempotencyKey,
   MAX_PAYLOAD_BYTES,
-} from './core/evidence';
-export { DecisionBody, DecisionMessage, DecisionWord } from './core/decision';
-export type { DecisionResult } from './core/decision';
-export { ApprovalStatus, APPROVAL_STATUSES, transition, isTerminal } from './core/lifecycle';
-export { AuditEvent, verifyChain } from './core/audit';
-export { canonicalJson, digest } from './core/hashing';
-export { Interaction, InteractionResponse, checkInteractionResponse } from './core/interaction';
-export { ToolOutcome } from './core/conversation';
+} from './common/evidence';
+export { DecisionBody, DecisionMessage, DecisionWord } from './common/decision';
+export type { DecisionResult } from './common/decision';
+export { ApprovalStatus, APPROVAL_STATUSES, transition, isTerminal } from './common/lifecycle';
+export { AuditEvent, verifyChain } from './common/audit';
+export { canonicalJson, digest } from './common/hashing';
+export { Interaction, InteractionResponse, checkInteractionResponse } from './common/interaction';
+export { ToolOutcome } from './common/conversation';
 export { GateClient } from './client/gate-client';
 export { GateError } from './client/gate-error';
 export { RunClient, CreateRunBody } from './client/run-client';
@@ -28,6 +28,6 @@ export {
   cancelUpdate,
   getGateQuery,
   getAuditQuery,
-} from './workflows/definitions';
+} from './workflow/gate/messages';
 export type { DomainAdapter, DomainTool, CallPlan, RecheckResult, RevisionResult, ToolOutput } from './domain/types';
 export { DomainToolError, isDomainToolError } from './domain/errors';

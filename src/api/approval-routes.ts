@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { DecisionBody } from '../core/decision';
-import { ApprovalStatus } from '../core/lifecycle';
+import { DecisionBody } from '../common/decision';
+import { ApprovalStatus } from '../common/lifecycle';
 import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
 import { principalOf, scopeOfRequest, type RequireKey } from './auth';

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
-import { scopeOf, type KeyKind, type Principal, type Scope } from '../core/tenant';
+import { scopeOf, type KeyKind, type Principal, type Scope } from '../common/tenant';
 import type { KeyStore } from '../store/key-store';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
 

@@ -1,8 +1,8 @@
 import { ServiceError } from '@temporalio/client';
 import { NamespaceNotFoundError } from '@temporalio/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_PAYLOAD_BYTES } from '../core/evidence';
-import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../core/json-limits';
+import { MAX_PAYLOAD_BYTES } from '../common/evidence';
+import { MAX_JSON_DEPTH, jsonDepth, unrepresentableNumbers } from '../common/json-limits';
 import { GateError, snakeCase } from '../client/gate-error';
 import { isConnectionError, StoreUnavailableError } from '../store/unavailable';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { APPROVAL_STATUSES, type ApprovalStatus } from '../core/lifecycle';
-import { GateMetric, labelValue, type MetricSpec } from '../core/metrics-catalog';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../common/lifecycle';
+import { GateMetric, labelValue, type MetricSpec } from '../common/metrics-catalog';
 
 export interface ApiMetricsOptions {
   /** Gates in one status, from visibility; none means no `gate_queue_depth`. */

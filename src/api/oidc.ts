@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { GateError } from '../client/gate-error';
-import { checkTenant, DEFAULT_TENANT, TENANT_SHAPE } from '../core/tenant';
+import { checkTenant, DEFAULT_TENANT, TENANT_SHAPE } from '../common/tenant';
 
 /** How the API trusts an OpenID Connect issuer (GATE_OIDC_* variables). */
 export interface OidcSettings {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RunClient } from '../client/run-client';
 import { ConversationStore } from '../store/conversation-store';
-import { verifyChain } from '../core/audit';
+import { verifyChain } from '../common/audit';
 import type { GateConfig } from '../config';
 import { principalOf, scopeOfRequest } from './auth';
 import type { RouteContext } from './server';

@@ -9,7 +9,7 @@ import { GateClient } from '../client/gate-client';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
-import { loadPolicyFile } from '../policy/load-policy';
+import { loadPolicyFile } from '../policy/load-file';
 import { OidcVerifier } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
@@ -24,7 +24,7 @@ import { DEFAULT_HTTP_LIMITS, guardAuthFailures, registerHardening, type HttpLim
 import { loadReviewerPage } from './reviewer-page';
 import type { TrustProxy } from './trust-proxy';
 import { ApiMetrics, metricsRoutes } from './metrics';
-import { requestSpans } from './tracing';
+import { requestSpans } from '../telemetry/api-tracing';
 import { activeTracing } from '../telemetry/tracing';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 

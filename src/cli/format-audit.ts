@@ -1,4 +1,4 @@
-import { AuditEvent, verifyChain } from '../core/audit';
+import { AuditEvent, verifyChain } from '../common/audit';
 import type { Json } from './http';
 import { renderTable } from './table';
 

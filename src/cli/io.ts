@@ -1,6 +1,6 @@
 import { ApiError, GateCliError, UnreachableError } from './errors';
 import { CommanderError } from 'commander';
-import { PolicyFileError } from '../core/reviewer-policy';
+import { PolicyFileError } from '../policy/reviewer-policy';
 
 /** Where a command writes; the real process streams, or buffers in tests. */
 export interface CliIo {

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import type { AuditEvent } from '../core/audit';
-import type { GateInput } from '../core/gate-state';
+import type { AuditEvent } from '../common/audit';
+import type { GateInput } from '../common/gate-state';
 import type { AuditIntent, AuditStore } from '../store/audit-store';
-import type { CallerEvents } from '../workflows/definitions';
+import type { CallerEvents } from '../workflow/gate/messages';
 import { isWorkflowNotFound } from './temporal-errors';
 
 /**

@@ -1,4 +1,4 @@
-import { verifyChain, type AuditEvent } from '../core/audit';
+import { verifyChain, type AuditEvent } from '../common/audit';
 
 /** What `GateClient.audit` returns. */
 export interface AuditView {

@@ -5,13 +5,13 @@ import {
   EvidencePayload,
   payloadSha256,
   requestIdFor,
-} from '../core/evidence';
-import type { GateInput } from '../core/gate-state';
-import { digest } from '../core/hashing';
-import { unrepresentableNumbers } from '../core/json-limits';
-import { DEFAULT_TENANT } from '../core/tenant';
-import { reviewFor, type ReviewerPolicy } from '../core/reviewer-policy';
-import { CURRENT_PATCH_BASELINE } from '../workflows/patch-baseline';
+} from '../common/evidence';
+import type { GateInput } from '../common/gate-state';
+import { digest } from '../common/hashing';
+import { unrepresentableNumbers } from '../common/json-limits';
+import { DEFAULT_TENANT } from '../common/tenant';
+import { reviewFor, type ReviewerPolicy } from '../policy/reviewer-policy';
+import { CURRENT_PATCH_BASELINE } from '../workflow/gate/patch-baseline';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */

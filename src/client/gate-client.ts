@@ -7,17 +7,17 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { verifyChain, type AuditEvent } from '../core/audit';
+import { verifyChain, type AuditEvent } from '../common/audit';
 import { storeCheck, type AuditView } from './audit-view';
 
 export type { AuditView } from './audit-view';
-import { DecisionMessage, type DecisionResult } from '../core/decision';
-import { decisionKey } from '../core/gate-state';
-import { isFailureType } from '../core/failure-types';
-import type { ApprovalStatus } from '../core/lifecycle';
-import type { GateState } from '../core/gate-state';
+import { DecisionMessage, type DecisionResult } from '../common/decision';
+import { decisionKey } from '../common/gate-state';
+import { isFailureType } from '../common/failure-types';
+import type { ApprovalStatus } from '../common/lifecycle';
+import type { GateState } from '../common/gate-state';
 import type { AuditStore } from '../store/audit-store';
-import type { approvalGateWorkflow } from '../workflows/approval-gate';
+import type { approvalGateWorkflow } from '../workflow/gate/approval-gate';
 import {
   CALLER_WRITES,
   CALLER_WRITES_RECORDED,
@@ -31,10 +31,10 @@ import {
   type CallerEvents,
   type CallerWrites,
   type ConsumeResult,
-} from '../workflows/definitions';
-import { visibleTo, type Scope } from '../core/tenant';
+} from '../workflow/gate/messages';
+import { visibleTo, type Scope } from '../common/tenant';
 import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
-import type { ReviewerPolicy } from '../core/reviewer-policy';
+import type { ReviewerPolicy } from '../policy/reviewer-policy';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
@@ -49,7 +49,7 @@ import {
   type ListFilter,
   type RequestRef,
 } from './gate-views';
-import { requestedEvent } from '../core/requested-event';
+import { requestedEvent } from '../common/requested-event';
 import { startOptions } from './start-options';
 import { CallerAudit, recoverAuditIntents, type IntentRecovery, type RecoverOptions } from './audit-intents';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';

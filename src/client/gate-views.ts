@@ -1,15 +1,15 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import type { GateState } from '../core/gate-state';
-import type { ApprovalStatus } from '../core/lifecycle';
-import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
-import { checkTenant, DEFAULT_TENANT, visibleTo, type Ownership, type Scope } from '../core/tenant';
-import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflows/definitions';
+import type { GateState } from '../common/gate-state';
+import type { ApprovalStatus } from '../common/lifecycle';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/search-attributes';
+import { checkTenant, DEFAULT_TENANT, visibleTo, type Ownership, type Scope } from '../common/tenant';
+import { GATE_ACTION, GATE_AGENT, GATE_STATUS, GATE_TARGET, GATE_TENANT } from '../workflow/gate/messages';
 
 /** The registered workflow type of every gate. */
 export const GATE_WORKFLOW_TYPE = 'approvalGateWorkflow';
 
-export type { GateMemo } from '../core/gate-memo';
-import type { GateMemo } from '../core/gate-memo';
+export type { GateMemo } from '../common/gate-memo';
+import type { GateMemo } from '../common/gate-memo';
 
 /** What `POST /v1/approvals` returns. */
 export interface RequestRef {

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { httpStatusFor } from '../core/failure-types';
+import { httpStatusFor } from '../common/failure-types';
 import { GateError, snakeCase } from './gate-error';
-import { InteractionResponse } from '../core/interaction';
-import { ModelSpec } from '../models/spec';
-import { DEFAULT_TENANT, visibleTo, type Scope } from '../core/tenant';
-import { GATE_AGENT, GATE_RUN_STATUS, GATE_TENANT } from '../workflows/definitions';
+import { InteractionResponse } from '../common/interaction';
+import { ModelSpec } from '../common/model-spec';
+import { DEFAULT_TENANT, visibleTo, type Scope } from '../common/tenant';
+import { GATE_AGENT, GATE_RUN_STATUS, GATE_TENANT } from '../workflow/gate/messages';
 import { quote, scopeClauses, tenantOf } from './gate-views';
-import { logProblem } from '../core/conversation-log';
-import type { Message } from '../core/conversation';
+import { logProblem } from '../common/conversation-log';
+import type { Message } from '../common/conversation';
 import type { ConversationStore } from '../store/conversation-store';
-import { getRunQuery, respondInteractionUpdate, type RunInput, type RunView } from '../workflows/run-definitions';
+import { getRunQuery, respondInteractionUpdate, type RunInput, type RunView } from '../workflow/agent-run/messages';
 
 /** Body of `POST /v1/runs`. */
 export const CreateRunBody = z

@@ -1,8 +1,8 @@
 import type { WorkflowStartOptions } from '@temporalio/client';
-import type { GateInput } from '../core/gate-state';
-import type { approvalGateWorkflow } from '../workflows/approval-gate';
-import { DEFAULT_TENANT } from '../core/tenant';
-import { gateStartAttributes } from '../workflows/definitions';
+import type { GateInput } from '../common/gate-state';
+import type { approvalGateWorkflow } from '../workflow/gate/approval-gate';
+import { DEFAULT_TENANT } from '../common/tenant';
+import { gateStartAttributes } from '../workflow/gate/messages';
 
 /**
  * How a gate workflow is started: the request id as workflow id; FAIL so a second

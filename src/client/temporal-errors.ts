@@ -9,7 +9,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { google } from '@temporalio/proto';
-import { httpStatusFor } from '../core/failure-types';
+import { httpStatusFor } from '../common/failure-types';
 import { GateError, snakeCase } from './gate-error';
 
 const RESOURCE_EXHAUSTED = 8; // gRPC status codes

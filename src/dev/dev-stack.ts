@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type GateConfig } from '../config';
-import { createGateWorker, type GateWorker } from '../worker';
+import { createGateWorker, type GateWorker } from '../worker/create-gate-worker';
 import { startApiServer } from '../api/server';
 import { configuredDomains } from '../domain/configured';
 import type { DomainSource } from '../domain/types';
-import { ensureSearchAttributes } from './search-attributes';
+import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
-import { installWorkerRuntime } from '../telemetry/worker-runtime';
+import { installWorkerRuntime } from '../worker/runtime';
 import { startTracing } from '../telemetry/tracing';
 
 /** A running local stack: dev server (unless TEMPORAL_ADDRESS), worker and HTTP API. */

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_NAMES } from '../core/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/search-attributes';
 import { StopWaiting, until } from '../stack/processes';
 
 /** The repository root (where package.json and scripts/ live). */

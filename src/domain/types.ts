@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Snapshot } from '../core/evidence';
+import type { Snapshot } from '../common/evidence';
 import type { RequireKey } from '../api/auth';
 import type { Db } from '../store/db';
 

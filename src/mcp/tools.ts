@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Action, BlastRadius, CreateApprovalBody, EvidenceFields } from '../core/evidence';
+import { Action, BlastRadius, CreateApprovalBody, EvidenceFields } from '../common/evidence';
 import { approvalsProgress, field, text } from '../cli/format-approvals';
 import type { GateHttpClient, Json } from '../cli/http';
 import { describeError } from '../cli/io';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundlerOptions } from '../bundle-options';
+import { workflowBundlerOptions } from '../worker/bundle-options';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 import { postgresAnswers, postgresPid, startPostgres, stopPostgres, ensureRoleAndGateDb } from './postgres';
 import { isRunning, startDaemon, stopDaemon, waitForLogLine, type Daemon } from './processes';
@@ -88,7 +88,7 @@ async function workflowBundle(s: StackSettings, log: (l: string) => void): Promi
   log('workers: bundling the workflow code');
   const silent = (): void => undefined;
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
+    workflowsPath: require.resolve('../workflow/bundle-entry'),
     ...workflowBundlerOptions(),
     logger: { log: silent, trace: silent, debug: silent, info: silent, warn: silent, error: (m) => log(m) },
   });

@@ -5,7 +5,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { Client as PgClient } from 'pg';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
-import { ensureSearchAttributes } from '../dev/search-attributes';
+import { ensureSearchAttributes } from '../worker/search-attributes';
 import { databaseExists } from './postgres';
 import { isRunning, startDaemon, StopWaiting, tail, until, type Daemon } from './processes';
 import {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent } from '../core/audit';
+import type { AuditEvent } from '../common/audit';
 import { migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 
 /** Rows per INSERT: 13 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */

@@ -1,4 +1,4 @@
-import type { Message } from '../core/conversation';
+import type { Message } from '../common/conversation';
 import { migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 
 /** One saved conversation: the JSON text exactly as stored, and its digest at save time. */

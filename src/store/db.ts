@@ -58,7 +58,6 @@ export async function addColumnIfMissing(db: Db, table: string, column: string, 
  * good, so that processes of two releases starting together still take turns.
  */
 export const PG_MIGRATION_LOCK = {
-  trip: 7_262_001,
   conversations: 7_262_002,
   audit: 7_262_003,
   keys: 7_262_004,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chainEvent, type AuditEvent } from '../core/audit';
+import { chainEvent, type AuditEvent } from '../common/audit';
 import type { AuditStore } from './audit-store';
 
 /** What a key event is about: one key holder's key of one kind. */

@@ -1,4 +1,4 @@
-import type { KeyKind } from '../core/tenant';
+import type { KeyKind } from '../common/tenant';
 import type { KeyInfo } from './key-store';
 
 // One `api_keys` row as the database returns it, and what it means at a given time.

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../core/tenant';
+import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../common/tenant';
 import { addColumnIfMissing, migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 import { infoOf, parseRoles, type KeyRow, type KeyStatus } from './key-row';
 
-export { KeyKind, type Principal } from '../core/tenant';
+export { KeyKind, type Principal } from '../common/tenant';
 export type { KeyStatus } from './key-row';
 
 /** A key as `create` and `rotate` hand it out: the only time the plain key exists outside its holder. */

@@ -18,8 +18,8 @@ export type {
   ExpiredOutcome,
   RequireApprovalOptions,
 } from './types';
-export type { HandOverRecheckInput as RecheckInput } from '../workflows/hand-over';
+export type { HandOverRecheckInput as RecheckInput } from './gate/hand-over';
 export type { RecheckResult } from '../domain/types';
 // The gate's workflows, for a workflows module that must register them itself (a prebuilt
 // bundle); `approvalGatePlugin` adds them to a worker that bundles from `workflowsPath`.
-export { approvalGateWorkflow, webhookDeliveryWorkflow } from '../workflows';
+export { approvalGateWorkflow, webhookDeliveryWorkflow } from './bundle-entry';

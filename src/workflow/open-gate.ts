@@ -11,15 +11,15 @@ import {
 import { z } from 'zod';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { checkPayload, EvidencePayload, payloadSha256 } from '../core/evidence';
-import type { GateInput, GateState } from '../core/gate-state';
-import { digest } from '../core/hashing';
-import { RoleName, type RecordedReview } from '../core/reviewer-policy';
-import { TENANT_SHAPE } from '../core/tenant';
-import type { GateActivities } from '../activities/contracts';
-import type { approvalGateWorkflow } from '../workflows/approval-gate';
-import { GATE_TENANT, gateStartAttributes } from '../workflows/definitions';
-import { CURRENT_PATCH_BASELINE } from '../workflows/patch-baseline';
+import { checkPayload, EvidencePayload, payloadSha256 } from '../common/evidence';
+import type { GateInput, GateState } from '../common/gate-state';
+import { digest } from '../common/hashing';
+import { RoleName, type RecordedReview } from '../policy/reviewer-policy';
+import { TENANT_SHAPE } from '../common/tenant';
+import type { GateActivities } from '../worker/activities/contracts';
+import type { approvalGateWorkflow } from './gate/approval-gate';
+import { GATE_TENANT, gateStartAttributes } from './gate/messages';
+import { CURRENT_PATCH_BASELINE } from './gate/patch-baseline';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
 

@@ -1,8 +1,8 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { digest } from '../core/hashing';
+import { digest } from '../common/hashing';
 
 // Module state is per workflow execution: each workflow evaluates its modules in its own
-// module cache (see src/workflows/index.ts), so this counts the calls of one run, and a
+// module cache (see src/workflow/bundle-entry.ts), so this counts the calls of one run, and a
 // replay counts them again from 1 in the same order (deterministic).
 let calls = 0;
 

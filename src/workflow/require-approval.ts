@@ -1,4 +1,4 @@
-import type { GateState } from '../core/gate-state';
+import type { GateState } from '../common/gate-state';
 import { openGate, type ReusedRequest } from './open-gate';
 import type { ApprovalOutcome, ApprovalRequest, RequireApprovalOptions } from './types';
 

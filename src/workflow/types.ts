@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
-import type { Snapshot } from '../core/evidence';
-import type { Interaction } from '../core/interaction';
+import type { Snapshot } from '../common/evidence';
+import type { Interaction } from '../common/interaction';
 
 /**
  * What a workflow asks a person to approve: the evidence of DESIGN section 3 that the

@@ -1,4 +1,4 @@
-import { defaultIdempotencyKey, requestIdFor } from '../../src/core/evidence';
+import { defaultIdempotencyKey, requestIdFor } from '../../src/common/evidence';
 import { ApiHarness, evidence, type Res } from './api-harness';
 
 let h: ApiHarness;

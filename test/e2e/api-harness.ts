@@ -13,7 +13,7 @@ import { stackTarget, targetKey, type StackTarget } from '../support/stack-targe
 import { storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
-import type { ReviewerPolicy } from '../../src/core/reviewer-policy';
+import type { ReviewerPolicy } from '../../src/policy/reviewer-policy';
 
 /** What a test may change in the API it starts. */
 export interface HarnessOptions {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../../src/activities';
+import { createActivities } from '../../src/worker/activities';
 import { startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
 import { openSqlite, type Db } from '../../src/store/db';
@@ -9,7 +9,7 @@ import { KeyStore } from '../../src/store/key-store';
 import { freePort } from '../support/ports';
 import { stackTarget, targetKey } from '../support/stack-target';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 // In-process by default; in the production suite (GATE_STACK_TARGET) the same runs go to the stack.
 const target = stackTarget();

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../../src/activities';
+import { createActivities } from '../../src/worker/activities';
 import { routesOf, startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
-import { loadPolicyFile } from '../../src/policy/load-policy';
+import { loadPolicyFile } from '../../src/policy/load-file';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';

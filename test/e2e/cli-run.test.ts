@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
-import { createGateWorker, type GateWorker } from '../../src/worker';
+import { createGateWorker, type GateWorker } from '../../src/worker/create-gate-worker';
 import { freePort } from '../support/ports';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 // `gate run start <scenario>` / `gate run show` against the real worker (agent loop,
 // trip domain, gates) and API: the scripted trip scenario runs to its approval and on.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
-import { validatePolicy } from '../../src/core/reviewer-policy';
+import { validatePolicy } from '../../src/policy/reviewer-policy';
 import { startIdp, type TestIdp } from '../support/oidc-idp';
 import { freePort } from '../support/ports';
 import { ApiHarness, evidence } from './api-harness';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SearchAttributePair } from '@temporalio/common';
 import { prepareCreate } from '../../src/client/create-request';
 import { startOptions } from '../../src/client/start-options';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
 import { ApiHarness, evidence, type Res } from './api-harness';
 
 /**

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { verifyChain } from '../../src/core/audit';
-import { validateConversation, type Message, type ToolMessage } from '../../src/core/conversation';
+import { verifyChain } from '../../src/common/audit';
+import { validateConversation, type Message, type ToolMessage } from '../../src/common/conversation';
 import { RunClient } from '../../src/client/run-client';
-import type { ScriptedTurn } from '../../src/models/spec';
+import type { ScriptedTurn } from '../../src/common/model-spec';
 import { AuditStore } from '../../src/store/audit-store';
-import type { RunInput, RunView } from '../../src/workflows/run-definitions';
+import type { RunInput, RunView } from '../../src/workflow/agent-run/messages';
 import {
   decidePending,
   draftAndValidate,

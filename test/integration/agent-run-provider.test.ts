@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
-import { createActivities } from '../../src/activities';
-import { createModel } from '../../src/models';
+import { createActivities } from '../../src/worker/activities';
+import { createModel } from '../../src/worker/models';
 import { openSqlite, type Db } from '../../src/store/db';
 import { startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 /** A stand-in OpenAI-compatible server: answers scripted Chat Completions, records every request. */
 function standIn(replies: object[]) {

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
-import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
 import { AuditStore } from '../../src/store/audit-store';
-import { respondInteractionUpdate, type RunView } from '../../src/workflows/run-definitions';
-import type { ToolMessage } from '../../src/core/conversation';
+import { respondInteractionUpdate, type RunView } from '../../src/workflow/agent-run/messages';
+import type { ToolMessage } from '../../src/common/conversation';
 import {
   decidePending,
   draftAndValidate,
@@ -240,7 +240,7 @@ describe('agentRun', () => {
     ]);
     // Two approvers needed above 2,000,000: the first approval lands, then the draft drifts, then the second.
     const requestId = await decidePending(client, runId, { decision: 'approve' }, 'rev-1');
-    const adapter = (await import('../../src/domain/trip')).createTripDomain(stack.db);
+    const adapter = (await import('../../examples/trip')).createTripDomain(stack.db);
     await adapter.execute(
       runId,
       'draft_trip_request',
@@ -374,7 +374,7 @@ describe('agentRun', () => {
     // The run shows `cancelled` before its last write; it closes only once `run.cancelled` is in the store.
     await expect(client.workflow.getHandle(runId).result()).rejects.toThrow();
     expect((await audit.list(runId)).map((e) => e.event_type)).toContain('run.cancelled');
-    const { decideUpdate } = await import('../../src/workflows/definitions');
+    const { decideUpdate } = await import('../../src/workflow/gate/messages');
     await expect(
       gate.executeUpdate(decideUpdate, {
         args: [{ decision_id: 'late', reviewer_id: 'rev-1', decision: 'approve', payload_sha256 }],

@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { startApiServer, type RunningApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 import { openDb } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
-import { installWorkerRuntime } from '../../src/telemetry/worker-runtime';
-import { createGateWorker, type GateWorker } from '../../src/worker';
+import { installWorkerRuntime } from '../../src/worker/runtime';
+import { createGateWorker, type GateWorker } from '../../src/worker/create-gate-worker';
 import { freePort } from '../support/ports';
 import { evidence } from '../e2e/api-harness';
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { payloadSha256, type EvidencePayload } from '../../src/core/evidence';
-import type { GateInput, GateState } from '../../src/core/gate-state';
-import { digest } from '../../src/core/hashing';
+import { payloadSha256, type EvidencePayload } from '../../src/common/evidence';
+import type { GateInput, GateState } from '../../src/common/gate-state';
+import { digest } from '../../src/common/hashing';
 import {
   consumeUpdate,
   decideSignal,
   decideUpdate,
   getAuditQuery,
   getGateQuery,
-} from '../../src/workflows/definitions';
+} from '../../src/workflow/gate/messages';
 import { GateClient } from '../../src/client/gate-client';
 import { type RunStack, useRunStack } from '../support/run-harness';
 
@@ -153,7 +153,7 @@ describe('approvalGateWorkflow', () => {
   it('records at most 100 refusals from a flood of bad messages, counts the rest, and still takes a decision', async () => {
     const i = input();
     const h = await start(i);
-    const { recordRefusalSignal } = await import('../../src/workflows/definitions');
+    const { recordRefusalSignal } = await import('../../src/workflow/gate/messages');
     // Refusals by every path share one cap: bad decide and cancel signals, and those the API reports.
     for (let n = 0; n < 50; n++) await h.signal('decide', { decision: 'approve', n });
     for (let n = 0; n < 40; n++) await h.signal('cancel', { actor_id: 'agent-2', actor_type: 'agent' });

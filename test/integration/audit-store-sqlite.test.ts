@@ -1,4 +1,4 @@
-import { chainEvent, verifyChain, type AuditEvent } from '../../src/core/audit';
+import { chainEvent, verifyChain, type AuditEvent } from '../../src/common/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite } from '../../src/store/db';
 

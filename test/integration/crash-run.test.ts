@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import type { ToolMessage } from '../../src/core/conversation';
-import type { GateState } from '../../src/core/gate-state';
-import { listSubmissions, migrateTripStore } from '../../src/domain/trip';
-import type { ScriptedTurn } from '../../src/models/spec';
+import type { ToolMessage } from '../../src/common/conversation';
+import type { GateState } from '../../src/common/gate-state';
+import { listSubmissions, migrateTripStore } from '../../examples/trip';
+import type { ScriptedTurn } from '../../src/common/model-spec';
 import { openSqlite, type Db } from '../../src/store/db';
-import { agentRunWorkflow } from '../../src/workflows/agent-run';
-import { decideSignal, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
-import { getRunQuery, type RunInput, type RunView } from '../../src/workflows/run-definitions';
+import { agentRunWorkflow } from '../../src/workflow/agent-run/agent-run';
+import { decideSignal, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
+import { getRunQuery, type RunInput, type RunView } from '../../src/workflow/agent-run/messages';
 import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor } from '../support/processes';
 
 // An agentRun on the trip domain, its worker process SIGKILLed around the gated

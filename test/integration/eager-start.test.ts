@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { AuditEvent } from '../../src/core/audit';
+import type { AuditEvent } from '../../src/common/audit';
 import { GateClient } from '../../src/client/gate-client';
 import { refundBody } from '../support/gate-fixtures';
 

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../src/activities';
-import { tripDomain } from '../../src/domain/trip';
-import type { ToolMessage } from '../../src/core/conversation';
+import { createActivities } from '../../src/worker/activities';
+import { tripDomain } from '../../examples/trip';
+import type { ToolMessage } from '../../src/common/conversation';
 import { openSqlite, type Db } from '../../src/store/db';
-import type { RunView } from '../../src/workflows/run-definitions';
+import type { RunView } from '../../src/workflow/agent-run/messages';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import type { DecisionMessage } from '../../src/core/decision';
-import type { GateInput } from '../../src/core/gate-state';
+import type { DecisionMessage } from '../../src/common/decision';
+import type { GateInput } from '../../src/common/gate-state';
 import { prepareCreate } from '../../src/client/create-request';
 import { GateClient } from '../../src/client/gate-client';
 import { startOptions } from '../../src/client/start-options';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
-import { decideSignal } from '../../src/workflows/definitions';
+import { decideSignal } from '../../src/workflow/gate/messages';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { prepareCreate } from '../../src/client/create-request';
 import { startOptions } from '../../src/client/start-options';
-import type { GateInput, GateState } from '../../src/core/gate-state';
-import { consumeUpdate, decideUpdate, getGateQuery } from '../../src/workflows/definitions';
+import type { GateInput, GateState } from '../../src/common/gate-state';
+import { consumeUpdate, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
 import { refundBody } from '../support/gate-fixtures';
 import { waitFor } from '../support/processes';
 import { type RunStack, useRunStack } from '../support/run-harness';
 
 /**
- * The gate's deadlines run on timers it never cancels (src/workflows/deadlines.ts): they
+ * The gate's deadlines run on timers it never cancels (src/workflow/gate/deadlines.ts): they
  * must still fail closed at the right moment, whichever of the TTL and the consume
  * deadline comes first, and a gate decided in time must start no timer beyond its TTL's.
  * Real timers of a few seconds: the time-skipping server is not available here.

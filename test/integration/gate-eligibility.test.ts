@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { prepareCreate } from '../../src/client/create-request';
-import { validatePolicy } from '../../src/core/reviewer-policy';
-import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
+import { validatePolicy } from '../../src/policy/reviewer-policy';
+import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
 import { type RunStack, useRunStack } from '../support/run-harness';
 
 // Eligibility is enforced by the gate itself, so a decision signalled by another service

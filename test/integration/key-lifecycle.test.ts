@@ -2,7 +2,7 @@ import { openDb, type Db } from '../../src/store/db';
 import { KeyStore, LAST_USED_RESOLUTION_MS } from '../../src/store/key-store';
 import { AuditStore } from '../../src/store/audit-store';
 import { recordKeyEvent, keyTrailId } from '../../src/store/key-events';
-import { verifyChain } from '../../src/core/audit';
+import { verifyChain } from '../../src/common/audit';
 import { skipPostgres, startPostgres } from '../support/postgres';
 
 // Key lifecycle on both stores: roles, expiry, rotation with a grace period, revocation,

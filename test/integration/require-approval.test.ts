@@ -8,8 +8,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite, type Db } from '../../src/store/db';
-import type { GateState } from '../../src/core/gate-state';
-import { approvalGatePlugin } from '../../src/worker-api';
+import type { GateState } from '../../src/common/gate-state';
+import { approvalGatePlugin } from '../../src/worker';
 import * as activities from '../fixtures/library/activities';
 import { testClient } from '../support/temporal';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { ensureSearchAttributes, servedQuery } from '../../src/dev/search-attributes';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
-import { GATE_STATUS, GATE_TENANT } from '../../src/workflows/definitions';
+import { ensureSearchAttributes, servedQuery } from '../../src/worker/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
+import { GATE_STATUS, GATE_TENANT } from '../../src/workflow/gate/messages';
 import { waitFor } from '../support/processes';
 
 // The suite's dev server runs without system.forceSearchAttributesCacheRefreshOnRead (as

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { preloadModules } from '../../src/bundle-options';
-import { installWorkerRuntime } from '../../src/telemetry/worker-runtime';
+import { preloadModules } from '../../src/worker/bundle-options';
+import { installWorkerRuntime } from '../../src/worker/runtime';
 import type { SharedModules } from '../fixtures/bundle/shared-modules';
 
 /**
- * What the gate's bundles preload (src/workflows/shared-libraries.ts) is evaluated once per
+ * What the gate's bundles preload (src/workflow/internal/shared-libraries.ts) is evaluated once per
  * worker and shared by its workflows, instead of being evaluated again by every new or
  * replayed one. Seen from inside a workflow on a real worker: the SDK freezes exactly the
  * preloaded modules.

@@ -1,13 +1,13 @@
 import type { Client, Connection } from '@temporalio/client';
-import { createActivities } from '../../src/activities';
-import { verifyChain } from '../../src/core/audit';
+import { createActivities } from '../../src/worker/activities';
+import { verifyChain } from '../../src/common/audit';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { skipPostgres, startPostgres } from '../support/postgres';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 /** The production store: every store of the gate (audit, keys, trip domain) on a real PostgreSQL. */
 (skipPostgres ? describe.skip : describe)('the whole gate on PostgreSQL', () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { migrateTripStore } from '../../src/domain/trip/schema';
+import { migrateTripStore } from '../../examples/trip/schema';
 import { AuditStore } from '../../src/store/audit-store';
 import { ConversationStore } from '../../src/store/conversation-store';
 import { columnsOf, openDb, type Db } from '../../src/store/db';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainAdapter } from '../../src/domain/types';
-import { createTripDomain, listSubmissions, migrateTripStore } from '../../src/domain/trip';
+import { createTripDomain, listSubmissions, migrateTripStore } from '../../examples/trip';
 import { openDb, type Db } from '../../src/store/db';
 import { skipPostgres, startPostgres } from '../support/postgres';
 

@@ -5,21 +5,21 @@ import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
-import { verifyChain } from '../../src/core/audit';
+import { createActivities } from '../../src/worker/activities';
+import { verifyChain } from '../../src/common/audit';
 import { prepareCreate } from '../../src/client/create-request';
 import { startOptions } from '../../src/client/start-options';
 import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite, type Db } from '../../src/store/db';
-import { getAuditQuery, getGateQuery } from '../../src/workflows/definitions';
-import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
+import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
+import { CURRENT_PATCH_BASELINE } from '../../src/workflow/gate/patch-baseline';
 import { unpackBundle } from '../replay/bundle-commit';
 import { decidePending, draftAndValidate, startRun, submissionsOf, waitForRun } from '../support/run-harness';
 import { refundBody } from '../support/gate-fixtures';
 import { waitFor } from '../support/processes';
 import { startTestWorker, testClient } from '../support/temporal';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 /**
  * Gates wait for days, so a deploy always meets open ones. This opens gates and an agent

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createWebhookActivities, type WebhookProgress } from '../../src/activities/webhooks';
-import type { DeliverWebhooksInput } from '../../src/activities/contracts';
+import { createWebhookActivities, type WebhookProgress } from '../../src/worker/activities/webhooks';
+import type { DeliverWebhooksInput } from '../../src/worker/activities/contracts';
 import { generateWebhookSecret, verifyWebhook } from '../../src/webhooks';
 
 // The activity against a real HTTP receiver; Temporal's retries are played by hand:

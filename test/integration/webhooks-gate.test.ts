@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
-import type { GateActivities } from '../../src/activities/contracts';
-import { createWebhookActivities } from '../../src/activities/webhooks';
-import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
-import type { GateInput, GateState } from '../../src/core/gate-state';
-import { digest } from '../../src/core/hashing';
-import { consumeUpdate, decideUpdate, GATE_TENANT } from '../../src/workflows/definitions';
+import type { GateActivities } from '../../src/worker/activities/contracts';
+import { createWebhookActivities } from '../../src/worker/activities/webhooks';
+import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
+import type { GateInput, GateState } from '../../src/common/gate-state';
+import { digest } from '../../src/common/hashing';
+import { consumeUpdate, decideUpdate, GATE_TENANT } from '../../src/workflow/gate/messages';
 import { generateWebhookSecret, verifyWebhook, type WebhookEvent } from '../../src/webhooks';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 

@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { GateClient } from '../../src/client/gate-client';
 import { loadConfig } from '../../src/config';
-import { tripDomain } from '../../src/domain/trip';
-import { installWorkerRuntime } from '../../src/telemetry/worker-runtime';
-import { createGateWorker } from '../../src/worker';
+import { tripDomain } from '../../examples/trip';
+import { installWorkerRuntime } from '../../src/worker/runtime';
+import { createGateWorker } from '../../src/worker/create-gate-worker';
 import { refundBody } from '../support/gate-fixtures';
 
 /**
- * The gate's own workers capture no stacks in workflow code (src/workflows/stack-frames.ts):
+ * The gate's own workers capture no stacks in workflow code (src/workflow/internal/stack-frames.ts):
  * the SDK's `__stack_trace` query answers without frames. GATE_WORKFLOW_STACK_TRACES=1
  * gives them back (the worker bundles without that module), so the query shows where the
  * gate waits.

@@ -19,6 +19,12 @@ module.exports = {
     '<rootDir>/test/e2e/api-bad-input.test.ts',
     '<rootDir>/test/e2e/api-runs.test.ts',
   ],
+  // examples import the package by name, as an app does.
+  moduleNameMapper: {
+    '^approval-gate$': '<rootDir>/src',
+    '^approval-gate/(worker|workflow|client|webhooks|api)$': '<rootDir>/src/$1',
+    '^approval-gate/(ai-sdk|openai-agents|langchain)$': '<rootDir>/src/adapters/$1',
+  },
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/production/global-setup.ts',
   globalTeardown: '<rootDir>/test/production/global-teardown.ts',

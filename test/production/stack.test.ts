@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
 import { temporal } from '@temporalio/proto';
 import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
 import { testClient } from '../support/temporal';

@@ -22,14 +22,14 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { GateActivities } from '../../src/activities/contracts';
-import type { DecisionMessage } from '../../src/core/decision';
-import { EvidencePayload, payloadSha256, requestIdFor } from '../../src/core/evidence';
-import type { ReviewerRequirement } from '../../src/core/reviewer-policy';
-import type { GateInput, GateState } from '../../src/core/gate-state';
-import type { ScriptedTurn } from '../../src/models/spec';
+import type { GateActivities } from '../../src/worker/activities/contracts';
+import type { DecisionMessage } from '../../src/common/decision';
+import { EvidencePayload, payloadSha256, requestIdFor } from '../../src/common/evidence';
+import type { ReviewerRequirement } from '../../src/policy/reviewer-policy';
+import type { GateInput, GateState } from '../../src/common/gate-state';
+import type { ScriptedTurn } from '../../src/common/model-spec';
 // Type only: the replay test imports this file for the codec and must not load workflow code.
-import type { approvalGateWorkflow } from '../../src/workflows';
+import type { approvalGateWorkflow } from '../../src/workflow/bundle-entry';
 import {
   CALLER_WRITES,
   CALLER_WRITES_RECORDED,
@@ -39,9 +39,9 @@ import {
   GATE_TENANT,
   getAuditQuery,
   getGateQuery,
-} from '../../src/workflows/definitions';
-import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
-import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflows/run-definitions';
+} from '../../src/workflow/gate/messages';
+import { CURRENT_PATCH_BASELINE } from '../../src/workflow/gate/patch-baseline';
+import { getRunQuery, respondInteractionUpdate, type RunStatus } from '../../src/workflow/agent-run/messages';
 import type * as Harness from '../support/run-harness';
 import {
   encodeHistory,
@@ -446,10 +446,10 @@ async function recordRunPath(
 
 async function recordRunPaths(nativeConnection: NativeConnection, client: Client): Promise<void> {
   // Loaded here, not at the top: the replay tests import this file and need none of it.
-  const { createActivities } = await import('../../src/activities');
-  const { parsePolicyText } = await import('../../src/policy/load-policy');
+  const { createActivities } = await import('../../src/worker/activities');
+  const { parsePolicyText } = await import('../../src/policy/parse');
   const { openSqlite } = await import('../../src/store/db');
-  const { tripDomain } = await import('../../src/domain/trip');
+  const { tripDomain } = await import('../../examples/trip');
   const h = await import('../support/run-harness');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
@@ -492,7 +492,7 @@ export const WORKFLOW_PATHS: Record<string, WorkflowPath> = {
 
 async function recordWorkflowPaths(nativeConnection: NativeConnection, client: Client): Promise<void> {
   const { openSqlite } = await import('../../src/store/db');
-  const { approvalGatePlugin } = await import('../../src/worker-api');
+  const { approvalGatePlugin } = await import('../../src/worker');
   const libraryActivities = await import('../fixtures/library/activities');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-wf-'));
   const db = openSqlite(path.join(dir, 'gate.db'));
@@ -570,7 +570,7 @@ async function withWorker(
   const worker = await Worker.create({
     connection,
     taskQueue,
-    workflowsPath: require.resolve('../../src/workflows'),
+    workflowsPath: require.resolve('../../src/workflow/bundle-entry'),
     activities,
   });
   await worker.runUntil(() => record(taskQueue));

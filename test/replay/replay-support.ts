@@ -12,7 +12,7 @@ export function currentCode(): Pick<ReplayWorkerOptions, 'workflowBundle' | 'wor
   const bundle = process.env.GATE_TEST_WORKFLOW_BUNDLE;
   return bundle && fs.existsSync(bundle)
     ? { workflowBundle: { codePath: bundle } }
-    : { workflowsPath: require.resolve('../../src/workflows') };
+    : { workflowsPath: require.resolve('../../src/workflow/bundle-entry') };
 }
 
 /** The variant tests provoke a nondeterminism error on purpose; keep core's warning about it quiet. */

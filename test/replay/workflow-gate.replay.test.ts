@@ -1,5 +1,5 @@
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { workflowBundlerOptions } from '../../src/bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { currentCode, installQuietRuntime } from './replay-support';
 import { historySet, WORKFLOW_SET_VERSIONS, workflowHistoriesDir, type History } from './history-codec';
 import { GATE_TYPE, WORKFLOW_PATHS } from './record-histories';

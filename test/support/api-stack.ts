@@ -8,7 +8,7 @@ import { openDb, type Db } from '../../src/store/db';
 import { freePort } from './ports';
 import { storeActivities } from './gate-fixtures';
 import { startTestWorker, type RunningWorker } from './temporal';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 /** A data dir, a worker (audit into the store, external gates only) and the real API on a free port. */
 export interface ApiStack {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent } from '../../src/core/audit';
+import type { AuditEvent } from '../../src/common/audit';
 import type { AuditStore } from '../../src/store/audit-store';
 
 /** The trail's activities writing into `audit`, with no webhook receivers: what an external gate needs. */

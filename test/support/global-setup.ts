@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundlerOptions } from '../../src/bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-cli';
 import { freePort } from './ports';
 
@@ -24,7 +24,7 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEMPORAL_ADDRESS = server.address;
   }
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
+    workflowsPath: require.resolve('../../src/workflow/bundle-entry'),
     ...workflowBundlerOptions(),
     logger: quietLogger(),
   });

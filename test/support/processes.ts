@@ -12,7 +12,7 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-/** A `node src/worker.ts` process, as a crash test drives it. */
+/** A `node src/worker/create-gate-worker.ts` process, as a crash test drives it. */
 export interface WorkerProcess {
   readonly pid: number;
   readonly taskQueue: string;
@@ -44,7 +44,7 @@ export function uniqueTaskQueue(prefix = 'crash'): string {
 }
 
 /**
- * Spawns a real worker process (`node --import tsx src/worker.ts`) with the prebuilt
+ * Spawns a real worker process (`node --import tsx src/worker/create-gate-worker.ts`) with the prebuilt
  * workflow bundle and resolves once it prints its "worker: polling" line. Throws with
  * the process's output when it exits or stays silent first.
  */

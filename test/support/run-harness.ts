@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import { createActivities } from '../../src/activities';
-import { listSubmissions, tripDomain } from '../../src/domain/trip';
+import { createActivities } from '../../src/worker/activities';
+import { listSubmissions, tripDomain } from '../../examples/trip';
 import { AuditStore } from '../../src/store/audit-store';
 import { openDb, openSqlite, type Db } from '../../src/store/db';
-import type { ScriptedTurn } from '../../src/models/spec';
-import { decideUpdate, getGateQuery } from '../../src/workflows/definitions';
-import { getRunQuery, type RunInput, type RunView } from '../../src/workflows/run-definitions';
+import type { ScriptedTurn } from '../../src/common/model-spec';
+import { decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
+import { getRunQuery, type RunInput, type RunView } from '../../src/workflow/agent-run/messages';
 import { startTestWorker, testClient, type RunningWorker } from './temporal';
 
 /** What `startRunStack` runs: its store, its worker and their temp folder. */

@@ -3,7 +3,7 @@ import { pendingApprovals } from '../../src/adapters/ai-sdk/pending-approvals';
 import { argsObject, callEvidence, gateKey, toolInput } from '../../src/adapters/common/call-evidence';
 import { decisionOf } from '../../src/adapters/common/tool-gates';
 import type { GateStatusView } from '../../src/adapters/common/transport';
-import { CreateApprovalBody } from '../../src/core/evidence';
+import { CreateApprovalBody } from '../../src/common/evidence';
 
 const call = { toolName: 'refund', callId: 'call_1', args: { charge: 'ch_1', amount: 5 } };
 

@@ -1,5 +1,5 @@
-import { AuditEvent, chainEvent, verifyChain, type AuditEventFields } from '../../src/core/audit';
-import { digest } from '../../src/core/hashing';
+import { AuditEvent, chainEvent, verifyChain, type AuditEventFields } from '../../src/common/audit';
+import { digest } from '../../src/common/hashing';
 
 const SHA = 'a'.repeat(64);
 

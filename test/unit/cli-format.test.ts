@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { chainEvent, type AuditEvent } from '../../src/core/audit';
+import { chainEvent, type AuditEvent } from '../../src/common/audit';
 import { ApiError, CheckFailedError, ExitCode, UnreachableError, UsageError } from '../../src/cli/errors';
 import { exitCodeFor } from '../../src/cli/exit-code';
 import { approvalItems, formatApproval, formatApprovalList } from '../../src/cli/format-approvals';

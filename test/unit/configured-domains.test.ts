@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configuredDomains } from '../../src/domain/configured';
-import { tripDomain } from '../../src/domain/trip';
+import { tripDomain } from '../../examples/trip';
 
 describe('the domains the gate processes serve', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-domains-'));

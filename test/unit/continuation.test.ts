@@ -4,8 +4,8 @@ import {
   mustOffload,
   resolveLimits,
   type ExecutionProgress,
-} from '../../src/core/continuation';
-import type { Message } from '../../src/core/conversation';
+} from '../../src/common/continuation';
+import type { Message } from '../../src/common/conversation';
 
 const idle: ExecutionProgress = { turns: 3, historyBytes: 10_000, historyEvents: 100, suggested: false, pending: 0 };
 const limits = resolveLimits({ turns_per_execution: 10, history_bytes: 1_000_000, history_events: 1_000 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Message } from '../../src/core/conversation';
+import type { Message } from '../../src/common/conversation';
 import {
   batchesOf,
   chainOver,
@@ -10,7 +10,7 @@ import {
   messageBytes,
   messagesBytes,
   viewWindow,
-} from '../../src/core/conversation-log';
+} from '../../src/common/conversation-log';
 
 const user = (content: string): Message => ({ role: 'user', content });
 const assistant = (content: string, callId?: string): Message => ({

@@ -6,7 +6,7 @@ import {
   ToolOutcome,
   validateConversation,
   checkReply,
-} from '../../src/core/conversation';
+} from '../../src/common/conversation';
 
 const sys: Message = { role: 'system', content: 'be careful' };
 const user: Message = { role: 'user', content: 'submit my Busan trip' };

@@ -1,6 +1,6 @@
 import { prepareCreate } from '../../src/client/create-request';
 import { loadConfig } from '../../src/config';
-import { CURRENT_PATCH_BASELINE } from '../../src/workflows/patch-baseline';
+import { CURRENT_PATCH_BASELINE } from '../../src/workflow/gate/patch-baseline';
 import { refundBody } from '../support/gate-fixtures';
 
 describe('the patch baseline a new gate declares (GATE_DECLARE_PATCH_BASELINE)', () => {

@@ -1,12 +1,12 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, RetryState } from '@temporalio/common';
-import { createGateActivities } from '../../src/activities/gate';
+import { createGateActivities } from '../../src/worker/activities/gate';
 import { DomainToolError, isDomainToolError } from '../../src/domain/errors';
 import { createDomainRegistry } from '../../src/domain/registry';
 import type { DomainAdapter } from '../../src/domain/types';
 import type { AuditStore } from '../../src/store/audit-store';
-import { failureMessageOf, failureTypeOf, isToolFailed } from '../../src/workflows/failures';
+import { failureMessageOf, failureTypeOf, isToolFailed } from '../../src/workflow/internal/failures';
 
 /** A one-tool domain whose execute throws what the test gives it. */
 function activitiesThrowing(err: unknown) {

@@ -7,9 +7,9 @@ import {
   defaultIdempotencyKey,
   payloadSha256,
   requestIdFor,
-} from '../../src/core/evidence';
-import { canonicalJson, digest, sha256Hex, utf8Length } from '../../src/core/hashing';
-import { findSecrets, isSecretKey } from '../../src/core/secrets';
+} from '../../src/common/evidence';
+import { canonicalJson, digest, sha256Hex, utf8Length } from '../../src/common/hashing';
+import { findSecrets, isSecretKey } from '../../src/common/secrets';
 
 /** The seed's refund example (approval-gate-state-machine.txt) shaped as a create body:
  * the server fills request_id, so it is dropped; trigger_event_id, which the seed lists

@@ -1,8 +1,8 @@
-import type { DecisionMessage } from '../../src/core/decision';
-import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
-import { applyDecision, initialGateState, refuseDecision, type GateState } from '../../src/core/gate-state';
+import type { DecisionMessage } from '../../src/common/decision';
+import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
+import { applyDecision, initialGateState, refuseDecision, type GateState } from '../../src/common/gate-state';
 import { prepareCreate } from '../../src/client/create-request';
-import { validatePolicy } from '../../src/core/reviewer-policy';
+import { validatePolicy } from '../../src/policy/reviewer-policy';
 import { GateError } from '../../src/client/gate-error';
 
 const T0 = '2030-01-01T00:00:00.000Z';

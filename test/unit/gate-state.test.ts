@@ -1,5 +1,5 @@
-import type { DecisionMessage } from '../../src/core/decision';
-import { EvidencePayload, payloadSha256 } from '../../src/core/evidence';
+import type { DecisionMessage } from '../../src/common/decision';
+import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
 import {
   applyDecision,
   applyEvent,
@@ -12,9 +12,9 @@ import {
   refuseDecision,
   type GateInput,
   type GateState,
-} from '../../src/core/gate-state';
-import { digest } from '../../src/core/hashing';
-import { APPROVAL_STATUSES, type ApprovalStatus } from '../../src/core/lifecycle';
+} from '../../src/common/gate-state';
+import { digest } from '../../src/common/hashing';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../../src/common/lifecycle';
 
 const T0 = '2030-01-01T00:00:00.000Z';
 const T1 = '2030-01-01T00:05:00.000Z';

@@ -1,5 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { withHeartbeat } from '../../src/activities/heartbeat';
+import { withHeartbeat } from '../../src/worker/activities/heartbeat';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,7 +3,7 @@ import {
   Interaction,
   InteractionResponse,
   type InteractionType,
-} from '../../src/core/interaction';
+} from '../../src/common/interaction';
 
 const base = { target: 'draft_1', prompt: 'Which destination?' };
 

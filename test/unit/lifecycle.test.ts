@@ -5,7 +5,7 @@ import {
   transition,
   type ApprovalStatus,
   type LifecycleEvent,
-} from '../../src/core/lifecycle';
+} from '../../src/common/lifecycle';
 
 /**
  * The lifecycle of DESIGN.md section 2, written out independently of the implementation's

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiMetrics } from '../../src/api/metrics';
-import { GATE_METRICS, labelValue, meterName } from '../../src/core/metrics-catalog';
+import { GATE_METRICS, labelValue, meterName } from '../../src/common/metrics-catalog';
 import { dashboardExpressions, dashboardMetricNames } from '../support/dashboard';
 import { parseExposition, sampleValue } from '../support/prometheus';
 

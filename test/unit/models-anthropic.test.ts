@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import conversation from '../fixtures/models/conversation-with-outcomes.json';
 import expectedRequest from '../fixtures/models/anthropic-request-expected.json';
 import response from '../fixtures/models/anthropic-response-text-tool-use.json';
-import { Conversation, type Message } from '../../src/core/conversation';
-import { createModel, ModelError, ModelSpec, type ToolSpec } from '../../src/models';
-import { fromAnthropicResponse, toAnthropicRequest } from '../../src/models/anthropic';
+import { Conversation, type Message } from '../../src/common/conversation';
+import { createModel, ModelError, ModelSpec, type ToolSpec } from '../../src/worker/models';
+import { fromAnthropicResponse, toAnthropicRequest } from '../../src/worker/models/anthropic';
 
 const tools: ToolSpec[] = [
   {

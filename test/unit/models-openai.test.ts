@@ -3,10 +3,17 @@ import type { AddressInfo } from 'node:net';
 import conversation from '../fixtures/models/conversation-with-outcomes.json';
 import expectedRequest from '../fixtures/models/openai-request-expected.json';
 import response from '../fixtures/models/openai-response-parallel-tool-calls.json';
-import { Conversation } from '../../src/core/conversation';
+import { Conversation } from '../../src/common/conversation';
 import { z } from 'zod';
-import { createModel, ModelError, ModelSpec, ModelUnavailable, toolSpecFromZod, type ToolSpec } from '../../src/models';
-import { fromOpenAIResponse, toOpenAIRequest } from '../../src/models/openai';
+import {
+  createModel,
+  ModelError,
+  ModelSpec,
+  ModelUnavailable,
+  toolSpecFromZod,
+  type ToolSpec,
+} from '../../src/worker/models';
+import { fromOpenAIResponse, toOpenAIRequest } from '../../src/worker/models/openai';
 
 const tools: ToolSpec[] = [
   {

@@ -1,7 +1,7 @@
-import type { Message } from '../../src/core/conversation';
-import { toolResultMessage } from '../../src/core/tool-result';
-import { createModel, ModelExhausted, ModelSpec } from '../../src/models';
-import { renderTemplate } from '../../src/models/scripted';
+import type { Message } from '../../src/common/conversation';
+import { toolResultMessage } from '../../src/common/tool-result';
+import { createModel, ModelExhausted, ModelSpec } from '../../src/worker/models';
+import { renderTemplate } from '../../src/worker/models/scripted';
 
 const spec = ModelSpec.parse({
   kind: 'scripted',

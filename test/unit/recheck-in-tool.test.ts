@@ -1,8 +1,8 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createGateActivities, RECHECK_ATTEMPTS } from '../../src/activities/gate';
-import type { RecheckAndExecuteInput } from '../../src/activities/contracts';
-import type { Snapshot } from '../../src/core/evidence';
+import { createGateActivities, RECHECK_ATTEMPTS } from '../../src/worker/activities/gate';
+import type { RecheckAndExecuteInput } from '../../src/worker/activities/contracts';
+import type { Snapshot } from '../../src/common/evidence';
 import { createDomainRegistry } from '../../src/domain/registry';
 import type { DomainAdapter, RecheckResult } from '../../src/domain/types';
 import type { AuditStore } from '../../src/store/audit-store';

@@ -7,8 +7,8 @@ import {
   ruleFor,
   validatePolicy,
   type ReviewerPolicy,
-} from '../../src/core/reviewer-policy';
-import { parsePolicyText } from '../../src/policy/load-policy';
+} from '../../src/policy/reviewer-policy';
+import { parsePolicyText } from '../../src/policy/parse';
 
 const SHA = 'a'.repeat(64);
 const policy: ReviewerPolicy = validatePolicy(

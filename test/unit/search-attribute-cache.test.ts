@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { devServerArgs } from '../../src/dev/temporal-cli';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
-import { servedQuery } from '../../src/dev/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
+import { servedQuery } from '../../src/worker/search-attributes';
 
 const KEY = 'system.forceSearchAttributesCacheRefreshOnRead';
 

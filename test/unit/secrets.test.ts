@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { findSecrets } from '../../src/core/secrets';
-import { secretKindIn } from '../../src/core/secret-patterns';
+import { findSecrets } from '../../src/common/secrets';
+import { secretKindIn } from '../../src/common/secret-patterns';
 
 // Test values are assembled from parts so that no scanner mistakes this file for a leak.
 const AWS_SECRET = ['wJalrXUtnFEMI', 'K7MDENG', 'bPxRfiCYEXAMPLEKEY'].join('/');

@@ -1,5 +1,5 @@
-import { sharedSchema } from '../../src/core/shared-schema';
-import { DecisionMessage } from '../../src/core/decision';
+import { sharedSchema } from '../../src/common/shared-schema';
+import { DecisionMessage } from '../../src/common/decision';
 
 describe('sharedSchema', () => {
   it('builds a schema once and hands every later caller the same instance', () => {

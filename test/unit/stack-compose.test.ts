@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../src/core/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
 import {
   DYNAMIC_CONFIG_FILE,
   GATE_PROCESS_ENV,

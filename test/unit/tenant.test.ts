@@ -1,4 +1,4 @@
-import { checkTenant, DEFAULT_TENANT, scopeOf, visibleTo } from '../../src/core/tenant';
+import { checkTenant, DEFAULT_TENANT, scopeOf, visibleTo } from '../../src/common/tenant';
 import { quote, scopeClauses, visibilityFilter, type GateSummary } from '../../src/client/gate-views';
 
 describe('tenant ids', () => {

@@ -1,7 +1,7 @@
 import fixture from '../fixtures/models/conversation-with-outcomes.json';
 import { z } from 'zod';
-import { toolResultMessage } from '../../src/core/tool-result';
-import { Conversation, type ToolMessage } from '../../src/core/conversation';
+import { toolResultMessage } from '../../src/common/tool-result';
+import { Conversation, type ToolMessage } from '../../src/common/conversation';
 
 describe('toolResultMessage', () => {
   it('passes a plain success through as the tool content', () => {

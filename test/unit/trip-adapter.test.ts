@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { digest } from '../../src/core/hashing';
+import { digest } from '../../src/common/hashing';
 import type { CallPlan, DomainAdapter } from '../../src/domain/types';
-import { createTripDomain, listSubmissions, migrateTripStore } from '../../src/domain/trip';
+import { createTripDomain, listSubmissions, migrateTripStore } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 
 let db: Db;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTripDomain, listSubmissions, migrateTripStore } from '../../src/domain/trip';
+import { createTripDomain, listSubmissions, migrateTripStore } from '../../examples/trip';
 import { openSqlite } from '../../src/store/db';
 
 const root = path.resolve(__dirname, '../..');
@@ -20,7 +20,7 @@ describe('crash after a committed submission', () => {
     fs.writeFileSync(marker, '');
     const script = `
       const { openSqlite } = require('./src/store/db');
-      const { createTripDomain, migrateTripStore } = require('./src/domain/trip');
+      const { createTripDomain, migrateTripStore } = require('./examples/trip');
       (async () => {
         const db = openSqlite(${JSON.stringify(file)});
         await migrateTripStore(db);

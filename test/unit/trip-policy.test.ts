@@ -8,7 +8,7 @@ import {
   tripSummary,
   tripTier,
   validateTripDraft,
-} from '../../src/domain/trip/policy';
+} from '../../examples/trip/policy';
 
 const draft = { draft_id: 'draft_a', version: 1 };
 

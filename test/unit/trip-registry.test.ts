@@ -1,5 +1,5 @@
 import { createDomainRegistry, resolveDomains, UnknownDomainError } from '../../src/domain/registry';
-import { createTripDomain, migrateTripStore, tripDomain } from '../../src/domain/trip';
+import { createTripDomain, migrateTripStore, tripDomain } from '../../examples/trip';
 import type { DomainAdapter } from '../../src/domain/types';
 import { openSqlite, type Db } from '../../src/store/db';
 

@@ -1,4 +1,4 @@
-import { preloadModules, workflowBundlerOptions } from '../../src/bundle-options';
+import { preloadModules, workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { loadConfig } from '../../src/config';
 
 describe('workflow stack traces (GATE_WORKFLOW_STACK_TRACES)', () => {

@@ -1,6 +1,6 @@
-import { MAX_SUMMARY_CHARS, requestIdFor } from '../../core/evidence';
-import { digest } from '../../core/hashing';
-import { DEFAULT_TENANT } from '../../core/tenant';
+import { MAX_SUMMARY_CHARS, requestIdFor } from '../../common/evidence';
+import { digest } from '../../common/hashing';
+import { DEFAULT_TENANT } from '../../common/tenant';
 
 /** One tool call as every framework has it: a name, the framework's call id and the model's input. */
 export interface GatedCall {

@@ -1,5 +1,5 @@
 import type { GateClient } from '../../client/gate-client';
-import { DEFAULT_TENANT } from '../../core/tenant';
+import { DEFAULT_TENANT } from '../../common/tenant';
 import { GateRequestError } from './errors';
 import { ConsumedGate, GateStatusView, OpenedGate, type GateTransport } from './transport';
 

@@ -1,4 +1,4 @@
-import { digest } from '../../core/hashing';
+import { digest } from '../../common/hashing';
 import {
   argsObject,
   callEvidence,

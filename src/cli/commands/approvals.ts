@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { APPROVAL_STATUSES } from '../../core/lifecycle';
+import { APPROVAL_STATUSES } from '../../common/lifecycle';
 import { approvalItems, formatApproval, formatApprovalList } from '../format-approvals';
 import { emit, type CliIo } from '../io';
 import { clientFor, parsePositiveInt, withApi, type ApiOptions } from '../options';

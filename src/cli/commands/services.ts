@@ -31,7 +31,8 @@ export function serviceCommands(io: CliIo): Command[] {
   });
   const worker = withJson(new Command('worker').description('run the worker against TEMPORAL_ADDRESS')).action(
     async (opts: { json?: boolean }) => {
-      const { runWorker } = require('../../worker') as typeof import('../../worker');
+      const { runWorker } =
+        require('../../worker/create-gate-worker') as typeof import('../../worker/create-gate-worker');
       await runWorker({ json: opts.json });
     },
   );

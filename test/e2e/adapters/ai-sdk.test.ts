@@ -3,7 +3,7 @@ import { generateText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { approvalGate, httpGate } from '../../../src/adapters/ai-sdk';
-import { payloadSha256 } from '../../../src/core/evidence';
+import { payloadSha256 } from '../../../src/common/evidence';
 import { waitFor } from '../../support/processes';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AIMessage, ToolMessage, createAgent, tool, type BaseMessage } from 'langchain';
 import { z } from 'zod';
 import { approvalGateMiddleware, gateRequestIdFor, httpGate } from '../../../src/adapters/langchain';
-import { payloadSha256 } from '../../../src/core/evidence';
+import { payloadSha256 } from '../../../src/common/evidence';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart } from './restart';
 import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';

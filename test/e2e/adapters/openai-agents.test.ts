@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, run, tool, type AgentInputItem } from '@openai/agents-core';
 import { z } from 'zod';
 import { approvalGate, httpGate } from '../../../src/adapters/openai-agents';
-import { payloadSha256 } from '../../../src/core/evidence';
+import { payloadSha256 } from '../../../src/common/evidence';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
 import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';

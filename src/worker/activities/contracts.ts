@@ -1,0 +1,99 @@
+import type { AuditEvent } from '../../common/audit';
+import type { Snapshot } from '../../common/evidence';
+import type { RecordedReview } from '../../policy/reviewer-policy';
+import type { RecheckResult, RevisionResult, ToolOutput } from '../../domain/types';
+
+/** Which domain session a tool call belongs to. */
+export interface DomainRef {
+  domain: string;
+  session_id: string;
+}
+
+export interface DeliverWebhooksInput {
+  /** Stable across retries: receivers deduplicate on it (`webhook-id`). */
+  message_id: string;
+  event_type: string;
+  /** The JSON body: `{ type, timestamp, data }`. */
+  body: Record<string, unknown>;
+}
+export interface DeliverWebhooksResult {
+  delivered: string[];
+}
+
+export interface RecordAuditEventsInput {
+  /** Events in chain order; ids already stored are skipped (retries are safe). */
+  events: AuditEvent[];
+}
+export interface RecordAuditEventsResult {
+  /** How many webhook receivers are configured: 0 means the gate schedules no deliveries. */
+  webhook_receivers: number;
+}
+
+export interface RecheckSnapshotInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  snapshot: Snapshot;
+}
+export interface ExecuteToolInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  idempotency_key: string;
+}
+/** The tool run with its re-check inside the same attempt (`recheckAndExecuteTool`). */
+export interface RecheckAndExecuteInput extends ExecuteToolInput {
+  snapshot: Snapshot;
+}
+/**
+ * What `recheckAndExecuteTool` did: ran the tool after the re-check passed (or found the
+ * key already run: a retry after the effect), or refused because the re-check failed.
+ * `unsupported`: the domain cannot tell whether a key already ran, so nothing was done
+ * and the gate re-checks and runs the tool in two steps.
+ */
+export type RecheckAndExecuteResult =
+  | { ran: true; output: ToolOutput }
+  | { ran: false; recheck: Extract<RecheckResult, { ok: false }> }
+  | { unsupported: true };
+export interface ReviseToolCallInput extends DomainRef {
+  tool: string;
+  input: Record<string, unknown>;
+  patch: Record<string, unknown>;
+}
+
+/** What a gate's creator asks of the worker's rule file: the action, and what the request itself asks for. */
+export interface ResolveReviewersInput {
+  action: string;
+  /** The approvals the request (or the domain's policy) asks for; the rule may raise them. */
+  approvals_required: number;
+  /** Roles the request names; they may only narrow the rule's. */
+  reviewer_roles?: string[];
+}
+/** Who may decide the new gate, or why the request may not be opened (it would widen the rule's roles). */
+export type ResolveReviewersResult = RecordedReview | { problem: string };
+
+/**
+ * Activities the approvalGate workflow schedules. Implemented by `createGateActivities`.
+ * `executeTool` throws a non-retryable ApplicationFailure of type ToolFailed when the
+ * tool raised; anything else it throws is retried.
+ */
+export interface GateActivities {
+  /** One event per activity: the path of histories recorded before the batched trail. */
+  recordAuditEvent(event: AuditEvent): Promise<void>;
+  /** A batch of events in one insert; run as a local activity. */
+  recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
+  deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
+  recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
+  executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
+  /**
+   * The snapshot re-check and the tool in one activity, the re-check right before the
+   * effect in the same attempt. A retry whose key already ran skips the re-check (the
+   * effect it would see as drift is its own) and returns the stored output.
+   */
+  recheckAndExecuteTool(input: RecheckAndExecuteInput): Promise<RecheckAndExecuteResult>;
+  reviseToolCall(input: ReviseToolCallInput): Promise<RevisionResult>;
+  /**
+   * Applies the worker's rule file (GATE_POLICY_FILE, loaded at start) to a gate about to
+   * be opened by a workflow (an agent run's tool call, `requireApproval`), on the gate's
+   * task queue, so the answer is recorded in the creator's history and replays unchanged.
+   */
+  resolveReviewers(input: ResolveReviewersInput): Promise<ResolveReviewersResult>;
+}

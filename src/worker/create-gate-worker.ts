@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { loadConfig, temporalAddressOf, type GateConfig } from '../config';
+import { createActivities } from './activities';
+import type { DomainSource } from '../domain/types';
+import type { Model, ModelSpec } from '../common/model-spec';
+import { configuredDomains } from '../domain/configured';
+import { loadPolicyFile } from '../policy/load-file';
+import { ensureSearchAttributes } from './search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/search-attributes';
+import { openDb, type Db } from '../store/db';
+import { workflowBundlerOptions } from './bundle-options';
+import { installWorkerRuntime } from './runtime';
+import { activeTracing, startTracing } from '../telemetry/tracing';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+
+/** Everything a worker process holds open. */
+export interface GateWorker {
+  worker: Worker;
+  db: Db;
+  /** The worker's connection; an API in the same process may share it, and start gates eagerly on it (see StartApiOptions). */
+  connection: NativeConnection;
+  /** Runs until shutdown() or a fatal error. */
+  run(): Promise<void>;
+  /** Stops polling, lets running tasks finish, closes connections. */
+  shutdown(): Promise<void>;
+}
+
+/** The SQLite file that holds audit events, key hashes and the domain store when no GATE_DATABASE_URL is set. */
+export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
+  return path.join(cfg.dataDir, 'gate.db');
+}
+
+/**
+ * Prebuilt workflow bundle (production) if present, else bundle from source at start. With
+ * tracing on, always from source: the OpenTelemetry workflow interceptors must be inside the
+ * bundle, and the prebuilt one is built without them (no cost when tracing is off). The same
+ * with stack traces on (GATE_WORKFLOW_STACK_TRACES): the prebuilt bundle captures none.
+ */
+function workflowSource(fromSource: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (fromSource) return { workflowsPath: require.resolve('../workflow/bundle-entry') };
+  const bundle = process.env.GATE_WORKFLOW_BUNDLE ?? path.resolve(__dirname, '..', 'workflow-bundle.js');
+  if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
+  return { workflowsPath: require.resolve('../workflow/bundle-entry') };
+}
+
+/**
+ * Options of a standalone gate worker: the domains it serves, and any setting of
+ * GateConfig (each defaults to its environment variable, see `loadConfig`).
+ */
+export interface GateWorkerOptions extends Partial<GateConfig> {
+  /** Your DomainAdapters (or factories over the gate's store); agent runs may use these domains only. */
+  domains: readonly DomainSource[];
+  /** Builds the model of an agent run from its spec; default: scripted, OpenAI or Anthropic (src/models). */
+  createModel?: (spec: ModelSpec) => Model;
+}
+
+/**
+ * Opens the stores, migrates them, builds the domains and a worker that hosts the gate
+ * and agent-run workflows on the task queue (`GATE_TASK_QUEUE` unless given). Throws
+ * when Temporal is unreachable or a domain name is registered twice.
+ */
+export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
+  const { domains, createModel, ...overrides } = opts;
+  const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
+  // Before anything opens: a bad rule file stops the worker with every problem named, as it stops the API.
+  const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
+  const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
+  const { activities } = await createActivities({
+    db,
+    domains,
+    createModel,
+    webhookUrls: cfg.webhookUrls,
+    webhookSecret: cfg.webhookSecret,
+    policy,
+  });
+  const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });
+  const tracing = activeTracing();
+  const worker = await Worker.create({
+    connection,
+    namespace: cfg.namespace,
+    taskQueue: cfg.taskQueue,
+    ...workflowSource(!!tracing || cfg.workflowStackTraces),
+    // Client, workflow and activity spans, the workflow's exported through a sink (not on replay).
+    ...(tracing
+      ? { plugins: [new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor })] }
+      : {}),
+    bundlerOptions: workflowBundlerOptions({ stackTraces: cfg.workflowStackTraces }),
+    maxCachedWorkflows: cfg.workflowCacheSize,
+    activities,
+  });
+  let running: Promise<void> | undefined;
+  return {
+    worker,
+    db,
+    connection,
+    run() {
+      running ??= worker.run().finally(async () => {
+        await connection.close();
+        await db.close();
+      });
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
+
+/** The set fields only: `{ taskQueue: undefined }` keeps the configured queue. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** `gate worker`: runs until SIGINT or SIGTERM. */
+export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
+  const cfg = loadConfig();
+  // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
+  installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
+  const tracing = startTracing('approval-gate-worker'); // off unless OTEL_TRACES_EXPORTER / an OTLP endpoint is set
+  // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
+  await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
+    console.error(
+      `worker: could not register search attributes (${String(err)}); register ${Object.values(SEARCH_ATTRIBUTE_NAMES).join(', ')} as Keyword`,
+    ),
+  );
+  const w = await createGateWorker({ ...cfg, domains: configuredDomains() });
+  const stop = (): void => void w.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  console.error(`worker: polling task queue ${w.worker.options.taskQueue}`);
+  if (cfg.workerMetricsAddress)
+    console.error(`worker: Prometheus metrics on http://${cfg.workerMetricsAddress}/metrics`);
+  if (opts.json)
+    console.log(
+      JSON.stringify({ status: 'polling', task_queue: w.worker.options.taskQueue, namespace: cfg.namespace }),
+    );
+  try {
+    await w.run();
+  } finally {
+    await tracing?.shutdown(); // flush the last spans
+  }
+}
+
+if (require.main === module) {
+  runWorker().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,373 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CancelMessage, ConsumeMessage, DecisionMessage, DecisionResult } from '../../common/decision';
+import {
+  applyDecision,
+  applyEvent,
+  consumeApproval,
+  decisionKey,
+  initialGateState,
+  isInFlight,
+  previousDecision,
+  refuseCancel,
+  refuseConsume,
+  refuseDecision,
+  type AuditSpec,
+  type GateInput,
+  type GateState,
+  type Modification,
+} from '../../common/gate-state';
+import type { AuditEvent } from '../../common/audit';
+import { requestedSpec } from '../../common/requested-event';
+import { AuditTrail } from './audit-trail';
+import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './continuation';
+import { awaitConsume, awaitDecision, systemEnd, validateModification } from './phases';
+import { Deadlines, LAZY_DEADLINES_PATCH } from './deadlines';
+import { runTool } from '../agent-run/tool-run';
+import { handOver } from './hand-over';
+import { gatePatches } from './patch-baseline';
+import {
+  cancelSignal,
+  cancelUpdate,
+  consumeUpdate,
+  decideSignal,
+  decideUpdate,
+  GATE_ACTION,
+  GATE_AGENT,
+  GATE_RUN_ID,
+  GATE_STATUS,
+  GATE_TARGET,
+  GATE_TENANT,
+  getAuditQuery,
+  getGateQuery,
+  recordRefusalSignal,
+  type CallerEvents,
+  type CallerWrites,
+  type ConsumeResult,
+} from './messages';
+import { refusalFailure } from '../internal/failures';
+import { countDecision, observeGateEvent } from './metrics';
+import { searchAttributeSync } from './search-attribute-sync';
+import { argsFinalizedSignal } from '../agent-run/messages';
+
+const now = (): string => new Date().toISOString();
+/** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
+const MAX_RECORDED_REFUSALS = 100;
+/**
+ * Patch id of the shared refusal cap. Before it only refusals reported by the API were
+ * capped; histories recorded then keep that behaviour on replay.
+ */
+export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
+/** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
+export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
+/**
+ * Patch id of the creator-written first event (`GateInput.requested_event`). Executions
+ * started without that field, or recorded before it, append `approval.requested` themselves.
+ */
+export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
+/**
+ * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
+ * decisions from reviewers without one of them, whichever way the decision arrives.
+ */
+export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
+/**
+ * Patch id of caller-written update events (`CallerWrites`): a decide or consume update
+ * whose caller writes its events to the store returns them and schedules no store write.
+ * Checked at the first such update, so executions without one never record the marker.
+ */
+export const CALLER_WRITES_PATCH = 'caller-written-events-v1';
+
+/**
+ * One approval request, from `requested` to a terminal state. The workflow id is the
+ * request id. Decisions arrive by signal or update and are applied once per decision
+ * id; the TTL is a durable timer and fails closed. With the `tool` executor the gate
+ * re-checks the snapshot and runs the tool itself, keyed by the request id.
+ */
+export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
+  const isPatched = gatePatches(input.patch_baseline); // first: stands for the patches below in new executions
+  const carried = input.continued; // set when the previous execution's history was full
+  const state = carried ? carried.state : initialGateState(input, now());
+  // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
+  // Histories from before tenants carry no such attribute and send the bodies they sent.
+  const tenant = workflowInfo().typedSearchAttributes.get(GATE_TENANT);
+  const trail = new AuditTrail(
+    state.request_id,
+    state.payload_sha256,
+    () => ({
+      request_id: state.request_id,
+      status: state.status,
+      action: state.payload.action,
+      target: state.payload.target,
+      agent_id: state.payload.agent_id,
+      summary: state.payload.summary,
+      payload_sha256: state.payload_sha256,
+      expires_at: state.expires_at,
+      ...(state.run_id ? { run_id: state.run_id, call_id: state.call_id } : {}),
+      ...(tenant ? { tenant } : {}),
+    }),
+    undefined,
+    (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+    isPatched,
+  );
+
+  const upsert = searchAttributeSync(isPatched); // decides its patch now, at the start, like the trail
+  // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
+  const order = { requesterFirst: isPatched(REQUESTER_FIRST_PATCH) };
+  // Decided once at the start; only gates with roles in their evidence carry the marker.
+  const checkRoles = state.payload.reviewer_policy ? isPatched(REVIEWER_ROLES_PATCH) : false;
+  const publish = (): void => {
+    upsert([{ key: GATE_STATUS, value: state.status }]);
+    setCurrentDetails(
+      `**${state.status}** · ${state.payload.action} on \`${state.payload.target}\`\n\n${state.payload.summary}\n\n` +
+        `approvals ${state.votes.length}/${state.approvals_required} · expires ${state.expires_at}` +
+        (state.status_reason ? `\n\nreason: ${state.status_reason}` : ''),
+    );
+  };
+
+  // Decided at the first update that asks for it, then kept: a replay calls patched() at the same point.
+  let callerWrites: boolean | undefined;
+  /** Appends an update's events; those the caller writes (CallerWrites) are returned for it to write. */
+  const appendAll = (specs: AuditSpec[], w: CallerWrites | undefined): CallerEvents => {
+    if (w?.audit_events !== 'caller' || !(callerWrites ??= isPatched(CALLER_WRITES_PATCH))) {
+      specs.forEach((e) => trail.append(e));
+      return {};
+    }
+    const recorded = w.recorded === true;
+    const events = specs.map((e) => trail.appendForCaller(e, recorded)).filter((e): e is AuditEvent => e !== undefined);
+    return events.length > 0 ? { audit_events: events } : {};
+  };
+
+  const decide = async (d: DecisionMessage, w?: CallerWrites): Promise<DecisionResult & CallerEvents> => {
+    // Any service may signal: a message that is not even an object is refused, never a task failure.
+    if (d === null || typeof d !== 'object')
+      throw refusalFailure({ type: 'InvalidInput', message: 'a decision must be a JSON object' });
+    // The same decision already being applied (a signal and an update for one click): wait for it.
+    if (isInFlight(state, d)) await condition(() => !isInFlight(state, d));
+    const prev = previousDecision(state, d);
+    if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
+    if (prev) return { ...prev.result, applied: false };
+    let refusal = refuseDecision(state, d, { checkRoles });
+    if (refusal) throw refusalFailure(refusal);
+    let mod: Modification | undefined;
+    if (d.decision === 'modify') {
+      state.busy = true; // other decisions are refused (Busy) while the domain validates
+      state.busy_key = decisionKey(d);
+      try {
+        mod = await validateModification(state, input, d);
+      } finally {
+        state.busy = false;
+        state.busy_key = undefined;
+      }
+      refusal = refuseDecision(state, d, { checkRoles }); // the TTL may have fired meanwhile
+      if (refusal) throw refusalFailure(refusal);
+    }
+    const { result, events } = applyDecision(state, d, now(), mod);
+    countDecision(state, d.decision);
+    const written = appendAll(events, w);
+    publish();
+    if (mod && input.run_id && input.call_id) {
+      // The run rewrites the recorded call with the executed values before the tool runs.
+      await getExternalWorkflowHandle(input.run_id)
+        .signal(argsFinalizedSignal, {
+          call_id: input.call_id,
+          request_id: state.request_id,
+          args: mod.call_args ?? mod.args,
+          executed_values: mod.executed_values,
+        })
+        .catch(() => undefined); // a run that is gone has no conversation to fix
+    }
+    return { ...result, ...written }; // a copy: the result remembered per decision id stays without events
+  };
+
+  // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
+  const capAll = isPatched(REFUSAL_CAP_PATCH);
+  let refusalsRecorded = carried?.refusals_recorded ?? 0;
+  /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
+  const underCap = (): boolean => {
+    if (++refusalsRecorded <= MAX_RECORDED_REFUSALS) return true;
+    state.refusals_unrecorded = (state.refusals_unrecorded ?? 0) + 1;
+    return false;
+  };
+
+  /** Refusals that reached the gate by signal have no caller to tell: audit them visibly. */
+  const auditRefusal = (d: Partial<DecisionMessage> | undefined, err: unknown): void => {
+    if (capAll && !underCap()) return;
+    const message = err instanceof Error ? err.message : String(err);
+    const type = err instanceof ApplicationFailure ? err.type : 'Error';
+    trail.append({
+      event_type: 'decision.refused',
+      actor_type: 'human',
+      actor_id: typeof d?.reviewer_id === 'string' ? d.reviewer_id : 'unknown',
+      note: message,
+      data: { decision_id: d?.decision_id ?? null, decision: d?.decision ?? null, refusal: type },
+    });
+  };
+
+  const cancel = (m: CancelMessage): GateState => {
+    const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
+    if (r) throw refusalFailure(r);
+    applyEvent(state, 'cancel', now(), m.reason ?? 'cancelled by the requester');
+    trail.append({ event_type: 'approval.cancelled', actor_type: m.actor_type, actor_id: m.actor_id, note: m.reason });
+    publish();
+    return state;
+  };
+
+  if (carried) {
+    trail.resume(carried); // search attributes and memo came with the continuation
+  } else {
+    // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
+    // start as soon as its handler is registered, which is below and before the first await.
+    upsert([
+      { key: GATE_ACTION, value: state.payload.action },
+      { key: GATE_AGENT, value: state.payload.agent_id },
+      { key: GATE_TARGET, value: state.payload.target },
+      ...(state.run_id ? [{ key: GATE_RUN_ID, value: state.run_id }] : []),
+    ]);
+    const requested = requestedSpec(state);
+    // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
+    if (input.requested_event && isPatched(CREATOR_REQUESTED_EVENT_PATCH))
+      trail.appendStored(requested, input.requested_event, input.requested_event.recorded === true);
+    else trail.append(requested);
+  }
+  publish();
+
+  // Handlers are registered before the first await, so a decision sent right after creation is never lost.
+  setHandler(getGateQuery, () => state);
+  setHandler(getAuditQuery, () => trail.events);
+  setHandler(decideUpdate, decide, {
+    // The second argument (CallerWrites) does not change what is refused.
+    validator: (d: DecisionMessage, _w?: CallerWrites): void => {
+      if (d !== null && typeof d === 'object') {
+        if (isInFlight(state, d)) return; // answered with the first one's result
+        const prev = previousDecision(state, d);
+        if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
+        if (prev) return;
+      }
+      const r = refuseDecision(state, d, { checkRoles });
+      if (r) throw refusalFailure(r);
+    },
+  });
+  setHandler(decideSignal, async (d: DecisionMessage) => {
+    try {
+      await decide(d);
+    } catch (err) {
+      if (err instanceof ApplicationFailure || err instanceof ActivityFailure) auditRefusal(d, err);
+      else throw err;
+    }
+  });
+  setHandler(recordRefusalSignal, (r) => {
+    if (!underCap()) return; // bounded: a flood of bad decisions must not bloat history
+    trail.append({
+      event_type: 'decision.refused',
+      actor_type: 'human',
+      actor_id: String(r?.reviewer_id ?? 'unknown').slice(0, 200),
+      note: String(r?.message ?? '').slice(0, 2000),
+      data: {
+        decision_id: r?.decision_id ?? null,
+        decision: r?.decision ?? null,
+        refusal: r?.refusal ?? null,
+        via: 'update',
+      },
+    });
+  });
+  setHandler(
+    consumeUpdate,
+    (m: ConsumeMessage, w?: CallerWrites): ConsumeResult & CallerEvents => {
+      const r = refuseConsume(state, m?.consumer_id, order);
+      if (r) throw refusalFailure(r);
+      const consumedAt = now();
+      consumeApproval(state, m.consumer_id, consumedAt, `consumed by ${m.consumer_id}`);
+      const written = appendAll(
+        [
+          {
+            event_type: 'approval.consumed',
+            actor_type: 'agent',
+            actor_id: m.consumer_id,
+            data: { args_sha256: state.final_args_sha256 },
+          },
+        ],
+        w,
+      );
+      publish();
+      return {
+        request_id: state.request_id,
+        args: state.final_args,
+        args_sha256: state.final_args_sha256,
+        payload_sha256: state.payload_sha256,
+        consumed_at: consumedAt,
+        ...written,
+      };
+    },
+    {
+      validator: (m: ConsumeMessage, _w?: CallerWrites): void => {
+        const r = refuseConsume(state, m?.consumer_id, order);
+        if (r) throw refusalFailure(r);
+      },
+    },
+  );
+  setHandler(cancelUpdate, cancel, {
+    validator: (m: CancelMessage): void => {
+      const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
+      if (r) throw refusalFailure(r);
+    },
+  });
+  setHandler(cancelSignal, (m: CancelMessage) => {
+    try {
+      cancel(m);
+    } catch (err) {
+      if (!(err instanceof ApplicationFailure)) throw err;
+      if (capAll && !underCap()) return;
+      trail.append({
+        event_type: 'decision.refused',
+        actor_type: m?.actor_type ?? 'agent',
+        actor_id: m?.actor_id ?? 'unknown',
+        note: err.message,
+        data: { refusal: err.type, action: 'cancel' },
+      });
+    }
+  });
+
+  // Decided once at the start: executions recorded before it never check their history length.
+  const canContinue = isPatched(GATE_CONTINUE_AS_NEW_PATCH);
+  const full = (): boolean => canContinue && historyFull(input);
+  // Decided once at the start: executions recorded before it start and cancel a timer per wait.
+  const deadlines = isPatched(LAZY_DEADLINES_PATCH) ? new Deadlines() : undefined;
+  try {
+    // A continued execution may start decided (a decision arrived while the last one handed over).
+    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines);
+    if (full() && state.status === 'requested') await continueGate(input, state, trail, refusalsRecorded);
+    publish();
+    if (state.status === 'approved') {
+      if (state.executor === 'external') {
+        await awaitConsume(state, input, trail, full, deadlines);
+        if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
+      }
+      // New in the workflow executor; no recorded history has it, so no patch is needed.
+      else if (state.executor === 'workflow')
+        await CancellationScope.nonCancellable(() => handOver(state, input, trail));
+      else await CancellationScope.nonCancellable(() => runTool(state, input, trail, isPatched)); // once approved, the run's cancel does not stop it
+      publish();
+    }
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancelled from outside (the owning run was cancelled): a pending request ends cancelled.
+    if (state.status === 'requested') systemEnd(state, trail, 'cancel', 'the owning run was cancelled');
+    else if (state.status === 'approved') systemEnd(state, trail, 'expire', 'withdrawn before it was consumed');
+    publish();
+  }
+  await CancellationScope.nonCancellable(async () => {
+    await condition(allHandlersFinished);
+    await trail.flush();
+  });
+  return state;
+}
