@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const WORKER_ENTRY = path.join(ROOT, 'src', 'worker.ts');
+const WORKER_ENTRY = path.join(ROOT, 'src', 'worker', 'create-gate-worker.ts');
 const READY_LINE = 'worker: polling';
 
 /** How a child process ended. */
