@@ -37,7 +37,7 @@ export interface GateConfig {
    * new gate's input (`patch_baseline`), so that a worker starts the gate without a patch
    * marker. Turn it off while workers of the first release (from before the first gate
    * patch) still poll the task queue: they ignore the field and record no marker, and
-   * today's workers could not replay such a gate (README, "Safe evolution").
+   * today's workers could not replay such a gate (docs/upgrading.md).
    */
   declarePatchBaseline: boolean;
   /**
@@ -47,7 +47,7 @@ export interface GateConfig {
    * ready a poll sooner and its start cheaper for the server, but a decision that arrives
    * while that first task runs then needs a task of its own, where without it the decision
    * joins the first task; and the create call returns later. Off, `gate dev` creates gates
-   * as a separate `gate api` does (bench/README.md, "Eager creates, priced again").
+   * as a separate `gate api` does (bench/results/2026-12-05-eager-create.md).
    * Optional, so that a configuration built by hand before it existed still type-checks.
    */
   eagerStart?: boolean;
@@ -87,7 +87,7 @@ function flag(name: string, env: NodeJS.ProcessEnv, fallback = false): boolean {
   throw new Error(`${name}=${env[name]} is not one of 1, true, on, 0, false, off`);
 }
 
-/** Default `GATE_WORKFLOW_CACHE_SIZE`: see bench/README for the measurements behind it. */
+/** Default `GATE_WORKFLOW_CACHE_SIZE`: see docs/performance.md for what it costs. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
 /** Reads the configuration. Throws with the variable's name when one is malformed. */

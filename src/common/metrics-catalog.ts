@@ -1,6 +1,6 @@
 /**
  * Every metric approval-gate exports, in one place: the workflow code, the API, the
- * README's reference and the Grafana dashboard's test read this list.
+ * reference in docs/production.md and the Grafana dashboard's test read this list.
  *
  * Where a number comes from decides whether it is right with several processes:
  * - `worker`: lifecycle events recorded by workflow code through the workflow

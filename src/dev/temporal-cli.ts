@@ -73,7 +73,7 @@ export function devServerArgs(o: DevServerOptions): string[] {
   if (o.dbFile) {
     // Write-ahead log: one append and one fsync per commit instead of a rollback journal's
     // copy and two, and a killed server loses no commit (test/integration/crash-gate.test.ts).
-    // Gates were created 1.75x as fast (bench/README.md, "The dev server's SQLite file").
+    // Gates were created 1.75x as fast (bench/results/2026-12-02-dev-server-wal.md).
     args.push('--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal');
   }
   if (o.headless) args.push('--headless');

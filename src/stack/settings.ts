@@ -27,8 +27,7 @@ export const DYNAMIC_CONFIG_FILE = path.join(PROJECT_ROOT, 'deploy', 'temporal',
  * ships sized for a small shared machine (128 MB of shared buffers, a checkpoint at every
  * 1 GB of WAL). Temporal's SQL visibility table carries some sixty indexes, so at 100,000
  * gates it held 1.8 GB, and every visibility write touched a page of each: see
- * bench/README.md, "PostgreSQL's buffers and checkpoints, and a cached group that
- * is cached".
+ * bench/results/2026-12-05-postgres-settings.md.
  */
 export const PG_SERVER_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '1GB',

@@ -36,7 +36,7 @@ const GATE_WORKFLOWS = ['approvalGateWorkflow', 'webhookDeliveryWorkflow'] as co
  * or `GATE_DATABASE_URL`) opens and migrates on the first activity; each option defaults
  * to its environment variable (`policyFile`: GATE_POLICY_FILE, the reviewer rule file the
  * gates follow, loaded and validated here). Register the gate's search attributes on your namespace
- * (`gate worker` does it; see README).
+ * (`gate worker` does it; see docs/library.md).
  */
 export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): SimplePlugin {
   const cfg = { ...loadConfig(), ...definedOnly(options) };

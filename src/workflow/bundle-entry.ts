@@ -4,7 +4,7 @@
 // SDK's reusable V8 context), so a module required here at the top would be built again
 // for every cached gate. Requiring each workflow's module when it first runs keeps a gate
 // from building the agent loop's modules (and their schemas) it never uses: measured in
-// bench/README.md. The `require` calls are bundled eagerly by webpack, evaluated lazily.
+// bench/results/2026-12-01-pending-gate-memory.md. The `require` calls are bundled eagerly by webpack, evaluated lazily.
 /* eslint-disable @typescript-eslint/no-require-imports */
 import type * as Gate from './gate/approval-gate';
 import type * as Run from './agent-run/agent-run';

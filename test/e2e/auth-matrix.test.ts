@@ -181,7 +181,7 @@ const runItem = (suffix: string, body?: unknown) => async () => {
 const MATRIX: Record<string, RouteSpec> = {
   'GET /healthz': { who: 'public', shape: 'public', target: async () => ({ path: '/healthz' }), own: 200 },
   'GET /': { who: 'public', shape: 'public', target: async () => ({ path: '/' }), own: 200 },
-  // Scrape target: counts only, no request data; unauthenticated like most Prometheus targets (README, Metrics).
+  // Scrape target: counts only, no request data; unauthenticated like most Prometheus targets (docs/production.md, Metrics).
   'GET /metrics': { who: 'public', shape: 'public', target: async () => ({ path: '/metrics' }), own: 200 },
   // Whether sign-in is on; `/auth/login` and `/auth/callback` exist only with OIDC configured (not here).
   'GET /auth/oidc': { who: 'public', shape: 'public', target: async () => ({ path: '/auth/oidc' }), own: 200 },

@@ -137,7 +137,7 @@ describe.each(SUBPATHS)('approval-gate/%s from the packed tarball', (sub) => {
     expect(reports.get('main.js')?.requestId).toBeDefined();
   });
 
-  it("type-checks README's example for it (as shipped in examples/adapters) against the installed types", async () => {
+  it("type-checks the docs' example for it (as shipped in examples/adapters) against the installed types", async () => {
     const shipped = path.join(dir, 'node_modules', 'approval-gate', 'examples', 'adapters');
     for (const f of [`${sub}.ts`, 'payments.ts']) fs.copyFileSync(path.join(shipped, f), path.join(dir, f));
     const tsconfig = {

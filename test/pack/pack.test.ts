@@ -6,7 +6,7 @@ import { freePort } from '../support/ports';
 import { installedVersion, packTarball, repo, run } from './tarball';
 
 // Proof from outside: the packed tarball, installed into a throwaway project with nothing
-// else of this checkout, runs README's three ways in (examples/library) against the
+// else of this checkout, runs the docs' three ways in (examples/library) against the
 // suite's Temporal server.
 
 const tmp = fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'gate-pack-'));

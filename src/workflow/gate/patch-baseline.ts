@@ -84,7 +84,7 @@ export type Patched = (id: string) => boolean;
  * only reads the history: true for a marker there, false otherwise, and no new command.
  * A worker from before the first patch records no marker at all: it must not serve gates
  * whose creator declares a baseline (GATE_DECLARE_PATCH_BASELINE=off for the API while one
- * does; README, "Safe evolution").
+ * does; docs/upgrading.md).
  */
 export function gatePatches(declared?: string): Patched {
   const known = BASELINES.find(({ id }) => id === declared);

@@ -6,7 +6,7 @@ import { startAgent } from './agent-process';
 import { decideWhenOpen } from './decide';
 import { agentEnv, gatesFor } from './restart';
 
-// README's "after" snippets are the files of examples/adapters, shown verbatim
+// The "after" snippets of docs/adapters/ are the files of examples/adapters, shown verbatim
 // (test/unit/readme-examples.test.ts); here each runs as it is, in its own process
 // (test/fixtures/adapters/readme-example.ts gives it the framework's offline test model),
 // against the dev server, the gate worker and the HTTP API, as the agent `refund-bot`.

@@ -1,5 +1,5 @@
 // Runs inside the throwaway project of test/pack/pack.test.ts, against the installed tarball only:
-// the three ways in of README "Use it from your own code", each through the HTTP API.
+// the three ways in of docs/library.md and docs/agent-runs.md, each through the HTTP API.
 // Prints one JSON line of what happened; pack.test.ts checks it.
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
