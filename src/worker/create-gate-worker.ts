@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from '../config';
 import { createActivities } from './activities';
 import type { DomainSource } from '../domain/types';
@@ -38,11 +38,18 @@ export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
  * bundle, and the prebuilt one is built without them (no cost when tracing is off). The same
  * with stack traces on (GATE_WORKFLOW_STACK_TRACES): the prebuilt bundle captures none.
  */
-function workflowSource(fromSource: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
-  if (fromSource) return { workflowsPath: require.resolve('../workflow/bundle-entry') };
+function workflowSource(
+  fromSource: boolean,
+  stackTraces: boolean,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
+  // bundlerOptions only with workflowsPath: beside a prebuilt bundle the SDK ignores them with a WARN.
+  const fromPath = {
+    workflowsPath: require.resolve('../workflow/bundle-entry'),
+    bundlerOptions: workflowBundlerOptions({ stackTraces }),
+  };
+  if (fromSource) return fromPath;
   const bundle = process.env.GATE_WORKFLOW_BUNDLE ?? path.resolve(__dirname, '..', 'workflow-bundle.js');
-  if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
-  return { workflowsPath: require.resolve('../workflow/bundle-entry') };
+  return fs.existsSync(bundle) ? { workflowBundle: { codePath: bundle } } : fromPath;
 }
 
 /**
@@ -52,8 +59,14 @@ function workflowSource(fromSource: boolean): { workflowBundle: { codePath: stri
 export interface GateWorkerOptions extends Partial<GateConfig> {
   /** Your DomainAdapters (or factories over the gate's store); agent runs may use these domains only. */
   domains: readonly DomainSource[];
-  /** Builds the model of an agent run from its spec; default: scripted, OpenAI or Anthropic (src/models). */
+  /** Builds the model of an agent run from its spec; default: scripted, OpenAI or Anthropic (src/worker/models). */
   createModel?: (spec: ModelSpec) => Model;
+  /**
+   * Register the gate's search attributes (GateStatus, GateAction, ...) on the namespace when
+   * it lacks them, so its gates can be filtered in the Web UI; default true. A worker whose
+   * credentials may not register them still starts, and says which to register by hand.
+   */
+  registerSearchAttributes?: boolean;
 }
 
 /**
@@ -62,10 +75,17 @@ export interface GateWorkerOptions extends Partial<GateConfig> {
  * when Temporal is unreachable or a domain name is registered twice.
  */
 export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
-  const { domains, createModel, ...overrides } = opts;
+  const { domains, createModel, registerSearchAttributes = true, ...overrides } = opts;
   const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
   // Before anything opens: a bad rule file stops the worker with every problem named, as it stops the API.
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
+  // A fresh cluster lacks the gate's search attributes; add them once (a no-op call when present).
+  if (registerSearchAttributes)
+    await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
+      console.error(
+        `worker: could not register search attributes (${String(err)}); register ${Object.values(SEARCH_ATTRIBUTE_NAMES).join(', ')} as Keyword`,
+      ),
+    );
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
   const { activities } = await createActivities({
     db,
@@ -81,12 +101,11 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
-    ...workflowSource(!!tracing || cfg.workflowStackTraces),
+    ...workflowSource(!!tracing || cfg.workflowStackTraces, cfg.workflowStackTraces),
     // Client, workflow and activity spans, the workflow's exported through a sink (not on replay).
     ...(tracing
       ? { plugins: [new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor })] }
       : {}),
-    bundlerOptions: workflowBundlerOptions({ stackTraces: cfg.workflowStackTraces }),
     maxCachedWorkflows: cfg.workflowCacheSize,
     activities,
   });
@@ -120,12 +139,6 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
   installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
   const tracing = startTracing('approval-gate-worker'); // off unless OTEL_TRACES_EXPORTER / an OTLP endpoint is set
-  // A fresh cluster (docker-compose) lacks the gate's search attributes; add them once.
-  await ensureSearchAttributes(temporalAddressOf(cfg), cfg.namespace).catch((err) =>
-    console.error(
-      `worker: could not register search attributes (${String(err)}); register ${Object.values(SEARCH_ATTRIBUTE_NAMES).join(', ')} as Keyword`,
-    ),
-  );
   const w = await createGateWorker({ ...cfg, domains: configuredDomains() });
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);

@@ -1,0 +1,69 @@
+import { Runtime, DefaultLogger, type LogEntry } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { createGateWorker } from '../../src/worker';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
+
+// The runtime's logger, installed before any worker of this file: every SDK log line lands here.
+const logged: LogEntry[] = [];
+Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => void logged.push(entry)) });
+
+const address = (): string => process.env.TEMPORAL_ADDRESS!;
+
+describe('createGateWorker', () => {
+  let connection: Connection;
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: address() });
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  it('registers the gate search attributes on a namespace that lacks them, so gates can be filtered in the Web UI', async () => {
+    const namespace = `fresh-${randomUUID().slice(0, 8)}`;
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: { seconds: 86_400 },
+    });
+    const before = await connection.operatorService.listSearchAttributes({ namespace });
+    expect(Object.keys(before.customAttributes ?? {})).not.toContain(SEARCH_ATTRIBUTE_NAMES.status);
+
+    const w = await createGateWorker({
+      domains: [],
+      namespace,
+      taskQueue: `start-${randomUUID()}`,
+      temporalAddress: address(),
+      dataDir: process.env.GATE_TEST_TMP!,
+    });
+    try {
+      const after = await connection.operatorService.listSearchAttributes({ namespace });
+      expect(Object.keys(after.customAttributes ?? {})).toEqual(
+        expect.arrayContaining(Object.values(SEARCH_ATTRIBUTE_NAMES)),
+      );
+    } finally {
+      const running = w.run();
+      await w.shutdown();
+      await running;
+    }
+  });
+
+  it('starts on the prebuilt bundle without a warning about ignored bundler options', async () => {
+    process.env.GATE_WORKFLOW_BUNDLE = process.env.GATE_TEST_WORKFLOW_BUNDLE;
+    const w = await createGateWorker({
+      domains: [],
+      taskQueue: `start-${randomUUID()}`,
+      temporalAddress: address(),
+      dataDir: process.env.GATE_TEST_TMP!,
+      registerSearchAttributes: false,
+    });
+    try {
+      const warnings = logged.filter((e) => e.level === 'WARN').map((e) => e.message);
+      expect(warnings.filter((m) => /bundlerOptions/.test(m))).toEqual([]);
+      expect(logged.some((e) => /Workflow bundle|workflowBundle|Creating worker/i.test(e.message))).toBe(true);
+    } finally {
+      const running = w.run();
+      await w.shutdown();
+      await running;
+    }
+  });
+});
