@@ -189,7 +189,7 @@ export async function stackUp(s: StackSettings, log: (l: string) => void): Promi
   const tools = ensureServerBuilt(s, log);
 
   log(`postgres: starting on 127.0.0.1:${s.pgPort} (data in ${path.join(s.dir, 'pg')})`);
-  const pg = startPostgres(s);
+  const pg = startPostgres(s, log);
   const started: { pid: number; name: string }[] = [];
   try {
     await ensureRoleAndGateDb(s);
