@@ -2,3 +2,4 @@
 export { GateClient, type GateClientOptions, type CreateResult, type AuditView } from './gate-client';
 export { RunClient, CreateRunBody } from './run-client';
 export { GateError, type FieldProblem } from './gate-error';
+export { ApprovalGateError, ConfigurationError, RefusedError, UnavailableError } from '../common/errors';
