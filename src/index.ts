@@ -30,4 +30,13 @@ export {
   getAuditQuery,
 } from './workflow/gate/messages';
 export type { DomainAdapter, DomainTool, CallPlan, RecheckResult, RevisionResult, ToolOutput } from './domain/types';
-export { DomainToolError, isDomainToolError } from './domain/errors';
+export {
+  ApprovalGateError,
+  ConfigurationError,
+  RefusedError,
+  UnavailableError,
+  DomainToolError,
+  isDomainToolError,
+  ModelError,
+} from './common/errors';
+export { PolicyFileError } from './policy/reviewer-policy';

@@ -5,3 +5,4 @@ export type { AuditStore } from '../store/audit-store';
 export type { IntentRecovery, RecoverOptions } from './audit-intents';
 export { RunClient, CreateRunBody } from './run-client';
 export { GateError, type FieldProblem } from './gate-error';
+export { ApprovalGateError, ConfigurationError, RefusedError, UnavailableError } from '../common/errors';
