@@ -56,6 +56,7 @@ async function record(out: string): Promise<void> {
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../../src/workflow/bundle-entry'),
       ...workflowBundlerOptions(),
+      logger: new DefaultLogger('WARN'),
     });
     const withWorker = async (activities: object, run: (taskQueue: string) => Promise<void>): Promise<void> => {
       const taskQueue = `replay-record-${randomUUID()}`;
