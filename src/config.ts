@@ -33,14 +33,6 @@ export interface GateConfig {
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
   /**
-   * GATE_DECLARE_PATCH_BASELINE (on by default): the API names its patch baseline in each
-   * new gate's input (`patch_baseline`), so that a worker starts the gate without a patch
-   * marker. Turn it off while workers of the first release (from before the first gate
-   * patch) still poll the task queue: they ignore the field and record no marker, and
-   * today's workers could not replay such a gate (docs/upgrading.md).
-   */
-  declarePatchBaseline: boolean;
-  /**
    * GATE_EAGER_START (off by default): an API that shares a gate worker's connection
    * (`gate dev`) asks Temporal to hand each new gate's first workflow task straight to
    * that worker in the start's answer, instead of through the task queue. It makes a gate
@@ -114,7 +106,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
-    declarePatchBaseline: flag('GATE_DECLARE_PATCH_BASELINE', env, true),
     eagerStart: flag('GATE_EAGER_START', env),
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),

@@ -248,7 +248,6 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       webhookReceivers: cfg.webhookUrls.length,
       policy,
       eagerStart: shared !== undefined && cfg.eagerStart === true,
-      declarePatchBaseline: cfg.declarePatchBaseline,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);

@@ -84,8 +84,6 @@ export interface GateClientOptions {
   eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
-  /** Name the patch baseline in each new gate's input (default true; GATE_DECLARE_PATCH_BASELINE, see `CreateContext`). */
-  declarePatchBaseline?: boolean;
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
@@ -159,10 +157,7 @@ export class GateClient {
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const { requestId, input } = prepareCreate(body, caller, {
-      policy: this.options.policy,
-      declarePatchBaseline: this.options.declarePatchBaseline,
-    });
+    const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
     const writer = this.callerAudit;
     let first: AuditEvent | undefined;
     let intent: string | undefined;

@@ -42,12 +42,6 @@ export interface GateInput {
    * cannot grow a gate's history without bound.
    */
   max_history_events?: number;
-  /**
-   * The gate's patch baseline, chosen by its creator (the newest the creator's code knows,
-   * `CURRENT_PATCH_BASELINE`). A worker that knows it starts the gate on it without
-   * recording a patch marker; one that does not asks its patches as before.
-   */
-  patch_baseline?: string;
   /** Set by the gate itself when it continues as new: what the previous execution held. */
   continued?: GateCarry;
 }

@@ -440,27 +440,6 @@ describe('refusal order: the requester before the state', () => {
       expect(r).toEqual({ type: 'NotRequester', message: 'only the requesting agent may cancel this request' });
     },
   );
-
-  it('keeps the state-first order for gates recorded before it (replay)', () => {
-    expect(refuseConsume(gate({}, 'requested'), 'other_agent', { requesterFirst: false })?.type).toBe(
-      'IllegalTransition',
-    );
-    expect(refuseCancel(gate({}, 'approved'), 'other_agent', 'agent', { requesterFirst: false })?.type).toBe(
-      'IllegalTransition',
-    );
-  });
-
-  it('refuses in the same cases either way: only the reason differs', () => {
-    for (const status of APPROVAL_STATUSES)
-      for (const who of [AGENT, 'other_agent'])
-        for (const requesterFirst of [true, false]) {
-          const s = gate({}, status);
-          expect(refuseConsume(s, who, { requesterFirst }) === null).toBe(refuseConsume(s, who) === null);
-          expect(refuseCancel(s, who, 'agent', { requesterFirst }) === null).toBe(
-            refuseCancel(s, who, 'agent') === null,
-          );
-        }
-  });
 });
 
 describe('applyEvent', () => {

@@ -76,9 +76,7 @@ export type ResolveReviewersResult = RecordedReview | { problem: string };
  * tool raised; anything else it throws is retried.
  */
 export interface GateActivities {
-  /** One event per activity: the path of histories recorded before the batched trail. */
-  recordAuditEvent(event: AuditEvent): Promise<void>;
-  /** A batch of events in one insert; run as a local activity. */
+  /** A batch of events in one insert: what one workflow task appended to the trail. */
   recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
