@@ -56,7 +56,9 @@ export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
       args: z.record(z.string(), z.unknown()).optional(),
       args_sha256: z.string().optional(),
     })
-    .strict()
+    // Unknown fields are dropped, not refused: an API of a later release may send fields a
+    // worker of this release does not know yet (docs/upgrading.md).
+    .strip()
     .superRefine((d, ctx) => {
       if (d.decision === 'reject' && !d.reason?.trim())
         ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
