@@ -5,7 +5,7 @@ import { DecisionBody } from '../common/decision';
 import { ApprovalStatus } from '../common/lifecycle';
 import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
-import { principalOf, scopeOfRequest, type RequireKey } from './auth';
+import { authOf, principalOf, scopeOfRequest, type RequireKey } from './auth';
 import type { ApiMetrics } from './metrics';
 
 type WithId = { Params: { id: string } };
@@ -111,6 +111,8 @@ export function approvalRoutes(
             decision_id: decision_id ?? randomUUID(),
             reviewer_id: principalOf(req).id,
             reviewer_roles: principalOf(req).roles ?? [],
+            // From the credential the request authenticated with, never from its body (DecisionBody is strict).
+            reviewer_auth: authOf(principalOf(req)),
           },
           scopeOfRequest(req),
         ),
