@@ -141,6 +141,11 @@ export class ApiHarness {
     return this.parts.worker?.taskQueue ?? this.parts.taskQueue!;
   }
 
+  /** The store the API and the worker share, for tests that reach behind the API's back. */
+  get db(): Db {
+    return this.parts.db;
+  }
+
   /** A further key (in the default tenant unless given), for tests that need more callers. */
   async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string): Promise<string> {
     return (await new KeyStore(this.parts.db).create(kind, id, { tenant })).key;

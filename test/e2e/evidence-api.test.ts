@@ -165,6 +165,24 @@ describe('GET /v1/approvals/{id}/evidence', () => {
     expect((await h.http('GET', `/v1/approvals/${id}/evidence`)).status).toBe(401);
     expect((await h.http('GET', `/v1/approvals/appr_nope/evidence`, { key: h.keys.reviewer })).status).toBe(404);
   });
+
+  it('signs nothing when the append-only store was edited behind its back', async () => {
+    const c = await h.create(evidence());
+    const id = c.body.request_id;
+    await h.decide(id, { decision: 'approve', payload_sha256: c.body.payload_sha256 });
+    const stored = async (): Promise<number> => (await h.audit.list(id)).length;
+    for (let i = 0; i < 100 && (await stored()) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await h.http('GET', `/v1/approvals/${id}/evidence`, { key: h.keys.reviewer })).status).toBe(200);
+    await h.db.run('DROP TRIGGER audit_events_no_update');
+    try {
+      await h.db.run(`UPDATE audit_events SET note = 'forged' WHERE request_id = ? AND seq = 1`, [id]);
+      const r = await h.http('GET', `/v1/approvals/${id}/evidence`, { key: h.keys.reviewer });
+      expect(r.status).toBe(409);
+      expect(r.body.error.code).toBe('audit_store_mismatch');
+    } finally {
+      await h.audit.migrate(); // the trigger again, for whatever runs next
+    }
+  });
 });
 
 describe('GET /v1/approvals?since=&before=', () => {
