@@ -53,6 +53,10 @@ export interface GateConfig {
   queueDepthTtlMs: number;
   /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
   oidc?: OidcSettings;
+  /** GATE_SIGNING_KEY_FILE: the Ed25519 private key (PKCS#8 PEM) that signs evidence bundles. */
+  signingKeyFile?: string;
+  /** GATE_SIGNING_KEYS_RETIRED_DIR: PEM files of keys that no longer sign, still published so older bundles verify. */
+  signingKeysRetiredDir?: string;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -114,6 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     },
     trustProxy: parseTrustProxy(env.GATE_TRUST_PROXY),
     oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
+    signingKeyFile: env.GATE_SIGNING_KEY_FILE ? path.resolve(env.GATE_SIGNING_KEY_FILE) : undefined,
+    signingKeysRetiredDir: env.GATE_SIGNING_KEYS_RETIRED_DIR
+      ? path.resolve(env.GATE_SIGNING_KEYS_RETIRED_DIR)
+      : undefined,
   };
 }
 

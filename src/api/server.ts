@@ -13,6 +13,8 @@ import { loadPolicyFile } from '../policy/load-file';
 import { OidcVerifier } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
+import { evidenceRoutes } from './evidence-routes';
+import { SigningKeys, signingKeyFilesOf } from '../evidence/signing-keys';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
 import type { DomainSource } from '../domain/types';
@@ -73,6 +75,8 @@ export interface ApiServerDeps {
   oidc?: OidcVerifier;
   /** Whose X-Forwarded-For names the client address (fastify `trustProxy`); the socket's address when absent. */
   trustProxy?: TrustProxy;
+  /** Keys that sign evidence bundles and are published at `/v1/signing-keys`; without them, exports answer 503. */
+  signing?: SigningKeys;
 }
 
 /** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
@@ -139,6 +143,7 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
     return page.html;
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
+  evidenceRoutes(app, deps.gate, requireKey, deps.signing);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -224,6 +229,7 @@ function recoverIntentsEvery(gate: GateClient, logger: FastifyBaseLogger, ms: nu
 export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}): Promise<RunningApi> {
   // Before anything opens: a bad rule file stops the start with every problem named.
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
+  const signing = SigningKeys.load(signingKeyFilesOf(cfg)); // a bad key file stops the start too
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   let connection: Connection | undefined;
   try {
@@ -263,6 +269,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
       trustProxy: cfg.trustProxy,
+      signing,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });

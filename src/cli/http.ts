@@ -39,7 +39,13 @@ export class GateHttpClient {
     return this.send('POST', '/v1/approvals', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
   }
   /** `GET /v1/approvals?status=&target=&limit=`. */
-  listApprovals(filter: { status?: string; target?: string; limit?: number }): Promise<unknown> {
+  listApprovals(filter: {
+    status?: string;
+    target?: string;
+    limit?: number;
+    since?: string;
+    before?: string;
+  }): Promise<unknown> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(filter)) if (v !== undefined && v !== '') q.set(k, String(v));
     const qs = q.toString();
@@ -56,6 +62,14 @@ export class GateHttpClient {
   /** `GET /v1/approvals/{id}/audit`. */
   audit(id: string): Promise<unknown> {
     return this.send('GET', `/v1/approvals/${encodeURIComponent(id)}/audit`);
+  }
+  /** `GET /v1/approvals/{id}/evidence`: the signed evidence bundle (a DSSE envelope). */
+  evidence(id: string): Promise<Json> {
+    return this.send('GET', `/v1/approvals/${encodeURIComponent(id)}/evidence`);
+  }
+  /** `GET /v1/signing-keys` (no key needed): the public keys that verify evidence bundles. */
+  signingKeys(): Promise<Json> {
+    return this.send('GET', '/v1/signing-keys');
   }
   /** `POST /v1/runs` (agent key). */
   startRun(body: Json): Promise<Json> {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { approvalsCommand } from './commands/approvals';
 import { auditCommand } from './commands/audit';
 import { decisionCommands } from './commands/decisions';
+import { evidenceCommand } from './commands/evidence';
 import { keysCommand } from './commands/keys';
 import { runCommand } from './commands/runs';
 import { serviceCommands } from './commands/services';
@@ -22,6 +23,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     approvalsCommand(io),
     ...decisionCommands(io),
     auditCommand(io),
+    evidenceCommand(io),
     keysCommand(io),
     runCommand(io),
     stackCommand(io),

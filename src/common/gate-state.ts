@@ -178,16 +178,20 @@ export function applyDecision(
   mod?: Modification,
 ): { result: DecisionResult; events: AuditSpec[] } {
   const actor = { actor_type: 'human' as const, actor_id: d.reviewer_id };
+  // Who authenticated, in every event of the decision. Only when the API said so: decisions
+  // recorded before it (and replayed now) keep the exact events, and so the hashes, they had.
+  const who = d.reviewer_auth ? { auth: d.reviewer_auth, reviewer_roles: d.reviewer_roles ?? [] } : {};
+  const auth = d.reviewer_auth ? { auth: d.reviewer_auth } : {};
   const events: AuditSpec[] = [];
   if (d.decision === 'reject') {
     s.status = 'denied';
-    s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now };
+    s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now, ...auth };
     s.status_reason = d.reason;
     events.push({
       ...actor,
       event_type: 'approval.denied',
       note: d.reason,
-      data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) },
+      data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}), ...who },
     });
   } else {
     if (d.decision === 'modify') {
@@ -208,6 +212,7 @@ export function applyDecision(
           args: m.args,
           args_sha256: s.final_args_sha256,
           approvals_required: s.approvals_required,
+          ...who,
         },
       });
     }
@@ -217,10 +222,11 @@ export function applyDecision(
       decision: d.decision,
       note: d.note,
       at: now,
+      ...(d.reviewer_auth ? { auth: d.reviewer_auth, roles: d.reviewer_roles ?? [] } : {}),
     });
     if (s.votes.length >= s.approvals_required) {
       s.status = 'approved';
-      s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now };
+      s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now, ...auth };
       events.push({
         ...actor,
         event_type: 'approval.approved',
@@ -229,6 +235,7 @@ export function applyDecision(
           decision_id: d.decision_id,
           reviewers: s.votes.map((v) => v.reviewer_id),
           args_sha256: s.final_args_sha256,
+          ...who,
         },
       });
     } else {
@@ -236,7 +243,12 @@ export function applyDecision(
         ...actor,
         event_type: 'approval.vote_recorded',
         note: d.note,
-        data: { decision_id: d.decision_id, approvals: s.votes.length, approvals_required: s.approvals_required },
+        data: {
+          decision_id: d.decision_id,
+          approvals: s.votes.length,
+          approvals_required: s.approvals_required,
+          ...who,
+        },
       });
     }
   }

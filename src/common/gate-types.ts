@@ -1,5 +1,5 @@
 import type { AuditEvent, AuditEventType, ActorType } from './audit';
-import type { DecisionResult, DecisionWord } from './decision';
+import type { DecisionResult, DecisionWord, ReviewerAuth } from './decision';
 import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
 
@@ -76,6 +76,10 @@ export interface Vote {
   decision: 'approve' | 'modify';
   note?: string;
   at: string;
+  /** How the reviewer authenticated, when the API recorded it. */
+  auth?: ReviewerAuth;
+  /** The reviewer's roles when they voted, recorded with `auth`. */
+  roles?: string[];
 }
 
 /** What the executing tool reported: an execution result, never a policy block. */
@@ -109,7 +113,15 @@ export interface GateState {
   approvals_required: number;
   votes: Vote[];
   /** The decision that settled the request. */
-  decision?: { decision: DecisionWord; reviewer_id: string; reason?: string; note?: string; at: string };
+  decision?: {
+    decision: DecisionWord;
+    reviewer_id: string;
+    reason?: string;
+    note?: string;
+    at: string;
+    /** How the deciding reviewer authenticated, when the API recorded it. */
+    auth?: ReviewerAuth;
+  };
   /** Args that will run: the requested ones, or a reviewer's modification. */
   final_args: Record<string, unknown>;
   final_args_sha256: string;

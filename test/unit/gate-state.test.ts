@@ -181,6 +181,56 @@ describe('applyDecision', () => {
     });
   });
 
+  it('records how each reviewer authenticated, and their roles, in every event of the decision and in the votes', () => {
+    const s = gate({ approvals_required: 2 });
+    const byKey = { method: 'api_key' as const, key_id: 'alice' };
+    const byToken = { method: 'oidc' as const, issuer: 'https://idp.example.com', subject: 'bob' };
+    const modify = applyDecision(
+      s,
+      msg({
+        reviewer_id: 'alice',
+        decision: 'modify',
+        args: { amount: 9000 },
+        reviewer_auth: byKey,
+        reviewer_roles: ['finance'],
+      }),
+      T0,
+    );
+    expect(modify.events.map((e) => [e.event_type, e.data?.auth, e.data?.reviewer_roles])).toEqual([
+      ['approval.modified', byKey, ['finance']],
+      ['approval.vote_recorded', byKey, ['finance']],
+    ]);
+    const approve = applyDecision(s, msg({ reviewer_id: 'bob', reviewer_auth: byToken }), T1);
+    expect(approve.events[0]!.data).toMatchObject({ auth: byToken, reviewer_roles: [] });
+    expect(s.votes.map((v) => [v.reviewer_id, v.auth, v.roles])).toEqual([
+      ['alice', byKey, ['finance']],
+      ['bob', byToken, []],
+    ]);
+    expect(s.decision).toMatchObject({ reviewer_id: 'bob', auth: byToken });
+    const denied = gate();
+    const reject = applyDecision(denied, msg({ decision: 'reject', reason: 'no', reviewer_auth: byKey }), T1);
+    expect(reject.events[0]!.data).toMatchObject({ auth: byKey, reviewer_roles: [] });
+  });
+
+  it('writes the events it always wrote for a decision without authentication facts (a signal, or a replayed history)', () => {
+    const s = gate();
+    const d = msg({ reviewer_id: 'alice', reviewer_roles: ['finance'] });
+    const { events } = applyDecision(s, d, T1);
+    // Exactly these keys: a replayed decision must hash to the event its gate stored.
+    expect(events[0]!.data).toEqual({
+      decision_id: d.decision_id,
+      reviewers: ['alice'],
+      args_sha256: digest(payload.args),
+    });
+    expect(s.votes[0]).toEqual({
+      reviewer_id: 'alice',
+      decision_id: d.decision_id,
+      decision: 'approve',
+      note: undefined,
+      at: T1,
+    });
+  });
+
   it('records a first vote under quorum 2 and approves on the second distinct reviewer', () => {
     const s = gate({ approvals_required: 2 });
     const first = applyDecision(s, msg({ reviewer_id: 'alice' }), T0);
