@@ -25,7 +25,7 @@ export const REVIEWER_ID = 'bench-reviewer';
  */
 export const BENCH_RUN = randomUUID().slice(0, 8);
 
-/** A create body (DESIGN section 6), unique per (run, tag, i) through its trigger_event_id. */
+/** A create body (docs/http-api.md), unique per (run, tag, i) through its trigger_event_id. */
 export function createBody(
   tag: string,
   i: number,

@@ -3,7 +3,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 import { parseTrustProxy, type TrustProxy } from './api/trust-proxy';
 
-/** Process configuration, read from the environment (DESIGN section 6). */
+/** Process configuration, read from the environment (docs/configuration.md). */
 export interface GateConfig {
   port: number;
   host: string;

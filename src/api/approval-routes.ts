@@ -48,7 +48,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 }
 
 /**
- * The approval routes of DESIGN section 6. Agents create, consume and cancel; reviewers
+ * The approval routes of docs/http-api.md. Agents create, consume and cancel; reviewers
  * decide; either kind reads. Every route works inside the caller's scope: its tenant,
  * and for an agent its own requests; anything else is a 404 like a missing id. Every
  * refusal is thrown as GateError and answered by the server's error handler.

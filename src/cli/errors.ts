@@ -6,7 +6,7 @@ import {
   UnavailableError,
 } from '../common/errors';
 
-/** Process exit codes of `gate` (DESIGN section 6). */
+/** Process exit codes of `gate` (docs/cli.md). */
 export const ExitCode = {
   /** The command did what was asked. */
   Ok: 0,

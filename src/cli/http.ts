@@ -28,7 +28,7 @@ export interface DecisionInput {
 
 /**
  * The small HTTP client the CLI and the MCP server share: one method per route of
- * DESIGN section 6. Throws ApiError for any 4xx/5xx (with the server's code and
+ * docs/http-api.md. Throws ApiError for any 4xx/5xx (with the server's code and
  * message) and UnreachableError when no answer came back.
  */
 export class GateHttpClient {

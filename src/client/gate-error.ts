@@ -30,7 +30,7 @@ export class GateError extends RefusedError {
     return isRetryableAnswer(this.status, this.code);
   }
 
-  /** The wire form of DESIGN section 6. */
+  /** The wire form of docs/http-api.md, Errors. */
   toJSON(): { error: { code: string; message: string; details?: unknown } } {
     return {
       error: {

@@ -15,7 +15,7 @@ import {
   type ServerTools,
 } from './temporal-server';
 
-/** What `gate stack up --json` prints (DESIGN section 10); also kept in GATE_DATA_DIR/stack/state.json. */
+/** What `gate stack up --json` prints (docs/production.md); also kept in GATE_DATA_DIR/stack/state.json. */
 export interface StackInfo {
   api_url: string;
   temporal_address: string;

@@ -16,7 +16,7 @@ function load(): { stack: StackModule; settings: SettingsModule } {
 }
 
 /**
- * `gate stack up|down|status`: the production layout (DESIGN section 10) as local
+ * `gate stack up|down|status`: the production layout (docs/production.md) as local
  * processes: PostgreSQL, a real Temporal server, two workers and the API. Progress goes
  * to stderr; stdout carries the result (with --json, the JSON object alone).
  */

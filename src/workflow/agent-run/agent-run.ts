@@ -265,7 +265,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   return viewOf(view, log);
 }
 
-/** The loop's own tool for structured questions to a person (DESIGN section 5). */
+/** The loop's own tool for structured questions to a person (docs/agent-runs.md). */
 export const ASK_USER_SPEC = {
   name: 'ask_user',
   description:
