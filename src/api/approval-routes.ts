@@ -99,6 +99,7 @@ export function approvalRoutes(
     const reader = readerOf(principalOf(req));
     return {
       approvals: reader ? approvals.map((a) => ({ ...a, viewer: listViewerOf(a, reader) })) : approvals,
+      ...(reader ? { viewer: { reviewer_id: reader.id, roles: reader.roles } } : {}),
       // The reviewer page counts time left from this, not from the browser's own clock.
       server_time: new Date().toISOString(),
     };
