@@ -74,6 +74,7 @@ export async function signInWithKey(page: Page, key: string): Promise<void> {
  * `exact`, nothing else. Returns the row ids in order.
  */
 export async function queueOf(page: Page, target: string, ids: string[], exact = true): Promise<string[]> {
+  if (!(await page.locator('#target').isVisible())) await page.click('#filters-box > summary'); // folded on phones
   if ((await page.inputValue('#target')) !== target) {
     await page.fill('#target', target);
     await page.press('#target', 'Enter');

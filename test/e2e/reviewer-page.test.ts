@@ -82,6 +82,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
     expect(res?.headers()['content-security-policy']).toContain("default-src 'none'");
     await expect(page.title()).resolves.toBe('approval-gate reviewer');
     await expect(page.locator('#signin').isVisible()).resolves.toBe(true);
+    await expect(page.locator('#app').isHidden()).resolves.toBe(true); // no queue before a sign-in
     expect(await text(page, '#signin')).toMatch(/gate keys create --kind reviewer/);
   });
 
@@ -263,6 +264,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
     expect(await text(p2, '#d-diff')).toMatch(/amount\s+14500 \(\$145\.00\)\s+5000 \(\$50\.00\)/);
     await expect(p2.locator('#approve').isVisible()).resolves.toBe(true);
     await waitText(p2, '#d-audit-verified', /chain verified/);
+    await p2.evaluate('document.activeElement.blur()');
     await p2.screenshot({ path: path.join(shots.dir, 'reviewer-1280.png') });
     await p2.fill('#note', 'diff checked');
     await p2.click('#approve');
@@ -374,26 +376,28 @@ suite('reviewer page in Chromium, 1280 px', () => {
   it('shows a decision the server accepted to apply later (202) as accepted, pending, and follows it until it lands', async () => {
     const later = await create(T.main, 'Refund G: decided now, applied later', { ttl_seconds: 4000 });
     const path = `/v1/approvals/${id(later)}/decision`;
-    let applied: Promise<unknown> | undefined;
+    let held: Record<string, unknown> | undefined;
     // The server's answer when a decision is stored durably and applied after the answer:
-    // 202 with the request still requested. Here the page's own decision is applied 3 s later.
+    // 202 with the request still requested. Here the page's own decision is held and applied
+    // once the test has seen the page say so.
     await page.route(`**${path}`, async (route) => {
-      const body = JSON.parse(route.request().postData() ?? '{}') as Record<string, unknown>;
+      held = JSON.parse(route.request().postData() ?? '{}') as Record<string, unknown>;
       await route.fulfill({
         status: 202,
-        json: { decision_accepted: true, request_id: id(later), decision_id: body.decision_id, status: 'requested' },
+        json: { decision_accepted: true, request_id: id(later), decision_id: held.decision_id, status: 'requested' },
       });
-      applied = new Promise((r) => setTimeout(r, 3000)).then(() => h.decide(id(later), body));
     });
     await openLink(page, h.url, id(later));
     await page.click('#approve');
     await waitText(page, '#msg', /approve accepted, pending/);
     await expect(page.locator('#pending').isVisible()).resolves.toBe(true);
+    await page.waitForTimeout(2500); // the page keeps reading meanwhile, and keeps saying pending
+    await expect(page.locator('#pending').isVisible()).resolves.toBe(true);
     expect((await h.get(id(later))).body.status).toBe('requested');
+    expect((await h.decide(id(later), held!)).status).toBe(200); // applied now, as the page sent it
     await waitText(page, '#d-status', /^approved$/, 20_000);
     await waitText(page, '#msg', /was applied: status approved/);
     await expect(page.locator('#pending').isHidden()).resolves.toBe(true);
-    expect(((await applied) as { status: number }).status).toBe(200);
     await page.unroute(`**${path}`);
   });
 

@@ -30,13 +30,13 @@ async function show(id) {
     if (other) {
       input('note').value = '';
       input('reason').value = '';
-      $('pending').hidden = true;
       fillModify(g);
       $('d-audit').replaceChildren();
       $('d-audit-verified').textContent = '';
     }
     renderDetail(g);
     renderPanel(g);
+    notePending(g);
     $('detail').hidden = false;
     markCurrent(g.request_id);
     paintRow(g.request_id);
@@ -125,28 +125,39 @@ async function decide(decision) {
   void refresh();
 }
 
+/** @type {{ id: string, votes: number } | null} a decision the server accepted (202) that the page has not yet seen applied */
+let pending = null;
+
 /**
- * After a 202: keeps reading the request until the decision shows (its status moves or
- * its votes grow), then says so; the page keeps polling as it always does after that.
+ * After a 202: reads the request each second for a minute (and then with the queue, every
+ * few seconds) until the decision shows: its status moves or its votes change.
  * @param {string} id
  */
 async function awaitPending(id) {
   const before = seen.get(id);
-  const votes = before && before.votes ? before.votes.length : 0;
+  pending = { id, votes: before && before.votes ? before.votes.length : 0 };
   $('pending').hidden = false;
   const until = Date.now() + PENDING_MAX_MS;
-  while (Date.now() < until) {
+  while (pending && pending.id === id && Date.now() < until) {
     await new Promise((r) => setTimeout(r, PENDING_POLL_MS));
-    if (currentId !== id) break;
-    await show(id);
-    const g = seen.get(id);
-    if (g && (g.status !== 'requested' || (g.votes || []).length !== votes)) {
-      $('pending').hidden = true;
-      say(`the decision on ${id} was applied: status ${g.status}`, 'ok');
-      void refresh();
-      return;
-    }
+    if (currentId === id) await show(id);
   }
+}
+
+/** Called with each read of a request: says when the pending decision on it has landed. @param {Gate} g */
+function notePending(g) {
+  if (!pending || pending.id !== g.request_id) {
+    $('pending').hidden = true;
+    return;
+  }
+  if (g.status === 'requested' && (g.votes || []).length === pending.votes) {
+    $('pending').hidden = false;
+    return;
+  }
+  pending = null;
+  $('pending').hidden = true;
+  say(`the decision on ${g.request_id} was applied: status ${g.status}`, 'ok');
+  void refresh();
 }
 
 /** One editable row per top-level field of the args that will run. @param {Gate} g */

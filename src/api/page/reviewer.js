@@ -181,9 +181,11 @@ fetch('/auth/oidc')
 setInterval(() => {
   if (!input('auto').checked || document.hidden || !keyOf()) return;
   void refresh();
-  if (currentId && $('pending').hidden) void show(currentId);
+  if (currentId) void show(currentId);
 }, POLL_MS);
 setInterval(tick, 1000);
+// On a phone the filters start folded, so the queue is on the first screen.
+if (matchMedia('(max-width: 599px)').matches) /** @type {HTMLDetailsElement} */ ($('filters-box')).open = false;
 paintSignedIn();
 void refresh();
 route();
