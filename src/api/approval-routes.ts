@@ -7,8 +7,14 @@ import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
 import { authOf, principalOf, scopeOfRequest, type RequireKey } from './auth';
 import type { ApiMetrics } from './metrics';
+import { listViewerOf, unansweredViewerOf, viewerOf, type Reader } from '../common/viewer';
+import type { Principal } from '../common/tenant';
 
 type WithId = { Params: { id: string } };
+
+/** The reviewer reading, or undefined for an agent key: only reviewers are told whether they may decide. */
+const readerOf = (p: Principal): Reader | undefined =>
+  p.kind === 'reviewer' ? { id: p.id, roles: p.roles ?? [] } : undefined;
 
 /** No stored target or agent id holds a control character, so a filter with one is a mistake, not a miss. */
 const filterText = (max: number) =>
@@ -99,12 +105,27 @@ export function approvalRoutes(
       before: q.data.before,
       scope: scopeOfRequest(req),
     });
-    return { approvals };
+    const reader = readerOf(principalOf(req));
+    return {
+      approvals: reader ? approvals.map((a) => ({ ...a, viewer: listViewerOf(a, reader) })) : approvals,
+      ...(reader ? { viewer: { reviewer_id: reader.id, roles: reader.roles } } : {}),
+      // The reviewer page counts time left from this, not from the browser's own clock.
+      server_time: new Date().toISOString(),
+    };
   });
 
-  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) =>
-    gate.get(req.params.id, scopeOfRequest(req)),
-  );
+  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) => {
+    const view = await gate.get(req.params.id, scopeOfRequest(req));
+    const reader = readerOf(principalOf(req));
+    const viewer = !reader
+      ? undefined
+      : !view.stale
+        ? viewerOf(view, reader)
+        : view.status === 'requested' && !view.closed
+          ? unansweredViewerOf(reader)
+          : listViewerOf(view, reader);
+    return { ...view, ...(viewer ? { viewer } : {}), server_time: new Date().toISOString() };
+  });
 
   app.post<WithId>('/v1/approvals/:id/decision', { onRequest: reviewer }, async (req) => {
     const body = DecisionBody.safeParse(req.body ?? {});
