@@ -7,11 +7,14 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { tsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import { verifyChain, type AuditEvent } from '../common/audit';
 import { storeCheck, type AuditView } from './audit-view';
 
 export type { AuditView } from './audit-view';
-import { DecisionMessage, type DecisionResult } from '../common/decision';
+import { DecisionMessage, type AcceptedDecision, type DecisionOutcome } from '../common/decision';
 import { decisionKey } from '../common/gate-state';
 import { isFailureType } from '../common/failure-types';
 import type { ApprovalStatus } from '../common/lifecycle';
@@ -46,6 +49,7 @@ import {
   visibilityFilter,
   type GateSummary,
   type GateView,
+  type PendingDecision,
   type ListFilter,
   type RequestRef,
 } from './gate-views';
@@ -65,6 +69,17 @@ export interface GateClientOptions {
   queryTimeoutMs?: number;
   /** How long an update waits for a worker before failing with 503 (default 30 s). */
   updateTimeoutMs?: number;
+  /**
+   * How long a decision waits to be applied before it is sent as a signal instead and
+   * answered as accepted (`AcceptedDecision`; default 10 s, GATE_DECISION_WAIT_S).
+   */
+  decisionWaitMs?: number;
+  /**
+   * Checked before a create starts anything: throws 503 `gate_busy` to shed the create
+   * while the gate workers are behind (BacklogAdmission; the API sets it from
+   * GATE_MAX_BACKLOG_S). Workflows' own gates (`requireApproval`) never pass through here.
+   */
+  admission?: { check(): void };
   /**
    * Webhook receivers the workers deliver to (their `GATE_WEBHOOK_URLS`). When it is 0
    * and `audit` is set, `create` writes the gate's `approval.requested` event to the store
@@ -108,6 +123,7 @@ export class GateClient {
   private readonly client: Client;
   private readonly queryMs: number;
   private readonly updateMs: number;
+  private readonly decisionMs: number;
   /**
    * Set when this client writes the audit events of what it creates, decides and consumes:
    * it has the store, and no webhook receivers are configured (which the gate would
@@ -126,6 +142,7 @@ export class GateClient {
         : client;
     this.queryMs = options.queryTimeoutMs ?? 5000;
     this.updateMs = options.updateTimeoutMs ?? 30_000;
+    this.decisionMs = options.decisionWaitMs ?? 10_000;
     this.callerAudit = options.audit && options.webhookReceivers === 0 ? new CallerAudit(options.audit) : undefined;
   }
 
@@ -134,13 +151,14 @@ export class GateClient {
    * one workflow: a second start with the key (concurrent or later, open or closed) is
    * refused by Temporal, and only then is the existing gate described, so a new request
    * costs one round trip. Throws 422/413/403 (see `prepareCreate`), 409 when the key was
-   * used with another payload.
+   * used with another payload, 503 `gate_busy` when `admission` sheds it.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const { requestId, input } = prepareCreate(body, caller, {
       policy: this.options.policy,
       declarePatchBaseline: this.options.declarePatchBaseline,
     });
+    this.options.admission?.check(); // after validation, so a bad body is refused at once and not retried
     const writer = this.callerAudit;
     let first: AuditEvent | undefined;
     let intent: string | undefined;
@@ -194,14 +212,21 @@ export class GateClient {
     );
   }
 
-  /** The gate's live state; after ~5 s without a worker, what visibility knows (`stale: true`). Throws 404. */
+  /**
+   * The gate's live state; what visibility knows (`stale: true`) after ~5 s without a
+   * worker, or at once when the gate's workflow task has already waited for one (a query
+   * would wait behind the same backlog). A stale view lists the decisions sent by signal
+   * that the gate has not applied yet (`pending_decisions`). Throws 404.
+   */
   async get(id: string, scope?: Scope): Promise<GateView> {
     checkId(id);
     const seen = await this.authorize(id, scope);
-    try {
-      return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
-    } catch (err) {
-      if (!isUnanswered(err)) throw await this.explain(err, id);
+    if (!(seen && waitsForWorker(seen))) {
+      try {
+        return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
+      } catch (err) {
+        if (!isUnanswered(err)) throw await this.explain(err, id);
+      }
     }
     const desc = seen ?? (await this.describe(id));
     if (desc.status.name === 'COMPLETED') {
@@ -209,7 +234,39 @@ export class GateClient {
       const final = await this.deadline(this.queryMs, () => this.handle(id).result()).catch(() => undefined);
       if (final) return { ...final, stale: false };
     }
-    return { ...summaryOf(desc), stale: true, workflow_status: desc.status.name };
+    const pending = desc.raw.pendingWorkflowTask ? await this.pendingDecisions(id).catch(() => undefined) : [];
+    return {
+      ...summaryOf(desc),
+      stale: true,
+      workflow_status: desc.status.name,
+      ...(pending ? { pending_decisions: pending } : {}),
+    };
+  }
+
+  /**
+   * Decisions sent by signal (a 202's, or another service's) that the gate has not applied
+   * yet: those after its last completed workflow task. One that came while a task was
+   * running is held beside the history until that task ends, and is not listed meanwhile.
+   */
+  private async pendingDecisions(id: string): Promise<PendingDecision[]> {
+    const events = (await this.deadline(this.queryMs, () => this.handle(id).fetchHistory())).events ?? [];
+    let lastDone = -1;
+    events.forEach((e, i) => (lastDone = e.workflowTaskCompletedEventAttributes ? i : lastDone));
+    const converter = this.client.options.loadedDataConverter;
+    const out: PendingDecision[] = [];
+    for (const e of events.slice(lastDone + 1)) {
+      const sig = e.workflowExecutionSignaledEventAttributes;
+      if (sig?.signalName !== decideSignal.name) continue;
+      const d = await decodeFromPayloadsAtIndex<Partial<DecisionMessage>>(converter, 0, sig.input?.payloads);
+      if (!d || typeof d.decision_id !== 'string') continue;
+      out.push({
+        decision_id: d.decision_id,
+        decision: String(d.decision),
+        reviewer_id: String(d.reviewer_id),
+        sent_at: e.eventTime ? tsToDate(e.eventTime).toISOString() : '',
+      });
+    }
+    return out;
   }
 
   /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */
@@ -238,34 +295,83 @@ export class GateClient {
     return count;
   }
 
-  /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
-  async decide(id: string, message: DecisionMessage, scope?: Scope): Promise<DecisionResult> {
+  /**
+   * Applies a decision and answers with its result; the decision id makes retries safe.
+   * A valid decision the gate cannot apply within `decisionWaitMs` (its workers are behind
+   * or away) is not refused: it is sent as a signal with the same decision id and answered
+   * as an `AcceptedDecision`; the gate applies it once when it gets to it, or refuses it and
+   * audits the refusal (`decision.refused`). Throws 404/409/403/422; a 503 only when
+   * Temporal itself does not answer.
+   */
+  async decide(id: string, message: DecisionMessage, scope?: Scope): Promise<DecisionOutcome> {
     const msg = parseDecision({ ...message, request_id: id });
-    await this.authorize(id, scope);
+    const seen = await this.authorize(id, scope);
     const handle = this.handle(id);
     const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
-    return this.update(id, updateId, async (writes) => {
-      try {
-        return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
-      } catch (err) {
-        // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
-        if (
-          err instanceof WorkflowUpdateFailedError &&
-          err.cause instanceof ApplicationFailure &&
-          isFailureType(err.cause.type)
-        ) {
-          const record = {
-            decision_id: msg.decision_id,
-            reviewer_id: msg.reviewer_id,
-            decision: msg.decision,
-            refusal: err.cause.type ?? 'Error',
-            message: err.cause.message,
-          };
-          await handle.signal(recordRefusalSignal, record).catch(() => undefined);
-        }
-        throw err;
-      }
-    });
+    try {
+      return await this.update(
+        id,
+        updateId,
+        async (writes) => {
+          try {
+            return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
+          } catch (err) {
+            // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
+            if (
+              err instanceof WorkflowUpdateFailedError &&
+              err.cause instanceof ApplicationFailure &&
+              isFailureType(err.cause.type)
+            ) {
+              const record = {
+                decision_id: msg.decision_id,
+                reviewer_id: msg.reviewer_id,
+                decision: msg.decision,
+                refusal: err.cause.type ?? 'Error',
+                message: err.cause.message,
+              };
+              await handle.signal(recordRefusalSignal, record).catch(() => undefined);
+            }
+            throw err;
+          }
+        },
+        this.decisionMs,
+      );
+    } catch (err) {
+      if (!isUnapplied(err)) throw err;
+    }
+    return this.accept(id, msg, seen);
+  }
+
+  /**
+   * The durable way for a decision the gate did not apply in time: the `decide` signal,
+   * which the server records at once and the gate applies in order (an update that was
+   * still admitted meanwhile is deduplicated by the decision id). Throws 404/409 when the
+   * gate is gone, and what Temporal threw when it did not answer (the API's 503).
+   */
+  private async accept(
+    id: string,
+    msg: DecisionMessage,
+    seen: WorkflowExecutionDescription | undefined,
+  ): Promise<AcceptedDecision> {
+    try {
+      await this.deadline(this.queryMs, () => this.handle(id).signal(decideSignal, msg));
+    } catch (err) {
+      // A gate that closed meanwhile is a conflict; anything else means Temporal did not take the signal (503).
+      if (err instanceof WorkflowNotFoundError) throw await this.explain(err, id);
+      throw err;
+    }
+    const status = seen ? statusOf(seen) : 'requested';
+    return {
+      request_id: id,
+      decision_id: msg.decision_id,
+      decision: msg.decision,
+      reviewer_id: msg.reviewer_id,
+      status,
+      pending: true,
+      applied: false,
+      code: 'decision_accepted',
+      message: `the gate's workers are behind, so ${id} has not applied this decision yet; it is recorded and will be applied in order (or refused, and the refusal audited) as soon as a worker gets to it. Read the request (or its audit trail) to see the outcome; re-sending it with the same decision_id is safe, a new decision_id is a second decision`,
+    };
   }
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
@@ -295,16 +401,21 @@ export class GateClient {
     id: string,
     updateId: string,
     send: (writes: [CallerWrites] | []) => Promise<T>,
+    budgetMs: number = this.updateMs,
   ): Promise<Omit<T, 'audit_events'>> {
     const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
-    return this.call(id, async () => {
-      try {
-        return await this.written(intent, await send(this.writes(intent)));
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent);
-        throw err;
-      }
-    });
+    return this.call(
+      id,
+      async () => {
+        try {
+          return await this.written(intent, await send(this.writes(intent)));
+        } catch (err) {
+          if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent);
+          throw err;
+        }
+      },
+      budgetMs,
+    );
   }
 
   /**
@@ -400,12 +511,12 @@ export class GateClient {
     return this.client.connection.withDeadline(Date.now() + ms, fn);
   }
 
-  private async call<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(id: string, fn: () => Promise<T>, budgetMs: number = this.updateMs): Promise<T> {
     checkId(id);
     // Many callers at once can hit the server's limits on in-flight updates; back off and
     // retry within the call's own budget (a starved worker can keep the slots full for
     // seconds), never past it.
-    const giveUpAt = Date.now() + this.updateMs;
+    const giveUpAt = Date.now() + budgetMs;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.deadline(Math.max(1000, giveUpAt - Date.now()), fn);
@@ -461,6 +572,28 @@ export class GateClient {
       throw err;
     }
   }
+}
+
+/**
+ * The 503s that mean "not applied in time" (the workers are behind or away, the gate's
+ * task keeps failing, its update slots stayed full), as `explain` words them: the decision
+ * may still be applied, so it goes by signal. Temporal not answering at all is not one of them.
+ */
+function isUnapplied(err: unknown): boolean {
+  return (
+    err instanceof GateError && err.status === 503 && (err.code === 'gate_unavailable' || err.code === 'gate_busy')
+  );
+}
+
+/** How long a workflow task may wait for a worker before a read stops waiting for it too. */
+const BEHIND_MS = 1000;
+
+/** True when the gate's workflow task has been scheduled for over BEHIND_MS and no worker has started it. */
+function waitsForWorker(desc: WorkflowExecutionDescription): boolean {
+  const t = desc.raw.pendingWorkflowTask;
+  if (!t || t.state !== temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED)
+    return false;
+  return t.scheduledTime ? Date.now() - tsToDate(t.scheduledTime).getTime() > BEHIND_MS : false;
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {
