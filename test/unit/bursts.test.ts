@@ -1,6 +1,7 @@
 import { acceptedLine, formatApproval, pendingDecisionsText } from '../../src/cli/format-approvals';
 import { outcomeLine } from '../../src/cli/commands/decisions';
 import { GateRequestError, shedOf } from '../../src/adapters/common/errors';
+import { httpGate } from '../../src/adapters/common/http-transport';
 import { retryAfterOf } from '../../src/api/errors';
 import { behindS, MAX_RETRY_AFTER_S, shedVerdict } from '../../src/client/backlog-admission';
 import { GateError } from '../../src/client/gate-error';
@@ -109,6 +110,49 @@ describe('retrying a shed create', () => {
     expect(retryAfterSeconds('Wed, 21 Oct 2015 07:28:00 GMT')).toBeUndefined();
     expect(shedOf(new GateRequestError(503, 'gate_busy', 'x', { retry_after_s: 6 }))).toEqual({ retryAfterS: 6 });
     expect(shedOf(new GateRequestError(503, 'temporal_unavailable', 'x'))).toBeUndefined();
+  });
+});
+
+describe("an adapter's HTTP transport", () => {
+  it('sends a shed create again with the same idempotency key after the Retry-After, and returns the gate', async () => {
+    const seen: { key: string | null; at: number }[] = [];
+    const answers = [
+      new Response(JSON.stringify({ error: { code: 'gate_busy', message: 'behind' } }), {
+        status: 503,
+        headers: { 'retry-after': '1' },
+      }),
+      new Response(
+        JSON.stringify({ request_id: 'appr_1', status: 'requested', expires_at: 'x', payload_sha256: 'h' }),
+        { status: 201 },
+      ),
+    ];
+    const gate = httpGate({
+      url: 'http://gate.test',
+      agentKey: 'k',
+      agentId: 'agent-1',
+      fetch: async (_url, init) => {
+        seen.push({ key: new Headers(init?.headers).get('idempotency-key'), at: Date.now() });
+        return answers.shift()!;
+      },
+    });
+    await expect(gate.create({ action: 'refund.create' }, 'key-1')).resolves.toMatchObject({ request_id: 'appr_1' });
+    expect(seen.map((s) => s.key)).toEqual(['key-1', 'key-1']);
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('throws a shed create at once when told not to wait', async () => {
+    const gate = httpGate({
+      url: 'http://gate.test',
+      agentKey: 'k',
+      agentId: 'agent-1',
+      shedWaitMs: 0,
+      fetch: async () =>
+        new Response(JSON.stringify({ error: { code: 'gate_busy', message: 'behind' } }), {
+          status: 503,
+          headers: { 'retry-after': '1' },
+        }),
+    });
+    await expect(gate.create({}, 'key-1')).rejects.toMatchObject({ status: 503, code: 'gate_busy', retryAfterS: 1 });
   });
 });
 
