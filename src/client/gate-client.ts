@@ -7,7 +7,6 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { verifyChain, type AuditEvent } from '../common/audit';
@@ -49,13 +48,13 @@ import {
   visibilityFilter,
   type GateSummary,
   type GateView,
-  type PendingDecision,
   type ListFilter,
   type RequestRef,
 } from './gate-views';
 import { requestedEvent } from '../common/requested-event';
 import { startOptions } from './start-options';
 import { CallerAudit, recoverAuditIntents, type IntentRecovery, type RecoverOptions } from './audit-intents';
+import { readQueued } from './queued-view';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
@@ -213,15 +212,22 @@ export class GateClient {
   }
 
   /**
-   * The gate's live state; what visibility knows (`stale: true`) after ~5 s without a
-   * worker, or at once when the gate's workflow task has already waited for one (a query
-   * would wait behind the same backlog). A stale view lists the decisions sent by signal
-   * that the gate has not applied yet (`pending_decisions`). Throws 404.
+   * The gate's live state, or, no worker answering within ~5 s, what visibility knows
+   * (`stale: true`). When the gate's workflow task has already waited over a second for a
+   * worker (its workers are behind: a query would wait behind the same backlog), the answer
+   * comes from its history at once: its starting state if its first task has not run yet,
+   * else what visibility knows; either way with the decisions it has received by signal and
+   * not applied yet (`pending_decisions`). Throws 404.
    */
   async get(id: string, scope?: Scope): Promise<GateView> {
     checkId(id);
     const seen = await this.authorize(id, scope);
-    if (!(seen && waitsForWorker(seen))) {
+    const behind = seen !== undefined && waitsForWorker(seen);
+    const queued = behind
+      ? await this.deadline(this.queryMs, () => readQueued(this.client, id)).catch(() => undefined)
+      : undefined;
+    if (queued?.state) return { ...queued.state, stale: false, pending_decisions: queued.pending };
+    if (!behind) {
       try {
         return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
       } catch (err) {
@@ -234,39 +240,17 @@ export class GateClient {
       const final = await this.deadline(this.queryMs, () => this.handle(id).result()).catch(() => undefined);
       if (final) return { ...final, stale: false };
     }
-    const pending = desc.raw.pendingWorkflowTask ? await this.pendingDecisions(id).catch(() => undefined) : [];
+    const pending =
+      queued?.pending ??
+      (desc.raw.pendingWorkflowTask
+        ? (await this.deadline(this.queryMs, () => readQueued(this.client, id)).catch(() => undefined))?.pending
+        : []);
     return {
       ...summaryOf(desc),
       stale: true,
       workflow_status: desc.status.name,
       ...(pending ? { pending_decisions: pending } : {}),
     };
-  }
-
-  /**
-   * Decisions sent by signal (a 202's, or another service's) that the gate has not applied
-   * yet: those after its last completed workflow task. One that came while a task was
-   * running is held beside the history until that task ends, and is not listed meanwhile.
-   */
-  private async pendingDecisions(id: string): Promise<PendingDecision[]> {
-    const events = (await this.deadline(this.queryMs, () => this.handle(id).fetchHistory())).events ?? [];
-    let lastDone = -1;
-    events.forEach((e, i) => (lastDone = e.workflowTaskCompletedEventAttributes ? i : lastDone));
-    const converter = this.client.options.loadedDataConverter;
-    const out: PendingDecision[] = [];
-    for (const e of events.slice(lastDone + 1)) {
-      const sig = e.workflowExecutionSignaledEventAttributes;
-      if (sig?.signalName !== decideSignal.name) continue;
-      const d = await decodeFromPayloadsAtIndex<Partial<DecisionMessage>>(converter, 0, sig.input?.payloads);
-      if (!d || typeof d.decision_id !== 'string') continue;
-      out.push({
-        decision_id: d.decision_id,
-        decision: String(d.decision),
-        reviewer_id: String(d.reviewer_id),
-        sent_at: e.eventTime ? tsToDate(e.eventTime).toISOString() : '',
-      });
-    }
-    return out;
   }
 
   /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */

@@ -43,12 +43,12 @@ export interface PendingDecision {
 }
 
 /**
- * A gate as `get` returns it: the live state, or (no worker answering, or its workers
- * behind) what visibility knows, marked stale, with the decisions it has received and not
- * yet applied when it could read them.
+ * A gate as `get` returns it: the live state (or, its workers behind, the state it starts
+ * with, read from its history), or (no worker answering) what visibility knows, marked
+ * stale; with the decisions it has received and not yet applied when its workers are behind.
  */
 export type GateView =
-  | (GateState & { stale: false })
+  | (GateState & { stale: false; pending_decisions?: PendingDecision[] })
   | (GateSummary & { stale: true; workflow_status: string; pending_decisions?: PendingDecision[] });
 
 /** Reads the memo of a described or listed gate; undefined when it is not a gate started through this client. */

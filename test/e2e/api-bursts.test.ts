@@ -167,10 +167,13 @@ it('answers 202 for decisions it cannot apply in time, applies one when a worker
   });
   expect(reject.status).toBe(202);
 
-  // Read while no worker runs: still requested, both decisions accepted and pending.
+  // Read while no worker runs, at once: the state the gate starts with, from its history, and both decisions pending.
+  const t0 = Date.now();
   const read = await call(a, 'GET', `/v1/approvals/${id}`, a.reviewer);
+  expect(Date.now() - t0).toBeLessThan(4000); // not the 5 s a query waits for a worker
   expect(read.status).toBe(200);
-  expect(read.body).toMatchObject({ status: 'requested', stale: true });
+  expect(read.body).toMatchObject({ status: 'requested', stale: false, payload_sha256: sha, votes: [] });
+  expect(read.body.payload.args).toEqual({ charge: 'ch_1', amount: 4000 });
   expect(read.body.pending_decisions.map((d: { decision_id: string }) => d.decision_id).sort()).toEqual([
     'd-approve',
     'd-reject',
