@@ -10,6 +10,9 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-file';
+import type { ReviewerPolicy } from '../policy/reviewer-policy';
+import { GrantStore } from '../store/grant-store';
+import { policyRoutes } from './policy-routes';
 import { OidcVerifier } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
@@ -73,6 +76,10 @@ export interface ApiServerDeps {
   oidc?: OidcVerifier;
   /** Whose X-Forwarded-For names the client address (fastify `trustProxy`); the socket's address when absent. */
   trustProxy?: TrustProxy;
+  /** The rule file `POST /v1/policy/explain` explains (the one the gate client applies). */
+  policy?: ReviewerPolicy;
+  /** Standing grants, listed and revoked under `/v1/grants`. */
+  grants?: GrantStore;
 }
 
 /** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
@@ -139,6 +146,7 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
     return page.html;
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
+  policyRoutes(app, { requireKey, policy: deps.policy, grants: deps.grants, audit: deps.audit });
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -229,8 +237,10 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
   try {
     const audit = new AuditStore(db);
     const keys = new KeyStore(db);
+    const grants = new GrantStore(db);
     await audit.migrate();
     await keys.migrate();
+    await grants.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
     const shared = opts.connection;
     if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
@@ -247,6 +257,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
+      grants,
       eagerStart: shared !== undefined && cfg.eagerStart === true,
       declarePatchBaseline: cfg.declarePatchBaseline,
     });
@@ -264,6 +275,8 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
       trustProxy: cfg.trustProxy,
+      policy,
+      grants,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });

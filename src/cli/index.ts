@@ -3,6 +3,8 @@ import { approvalsCommand } from './commands/approvals';
 import { auditCommand } from './commands/audit';
 import { decisionCommands } from './commands/decisions';
 import { keysCommand } from './commands/keys';
+import { grantsCommand } from './commands/grants';
+import { policyCommand } from './commands/policy';
 import { runCommand } from './commands/runs';
 import { serviceCommands } from './commands/services';
 import { stackCommand } from './commands/stack';
@@ -23,6 +25,8 @@ export function buildProgram(io: CliIo = processIo): Command {
     ...decisionCommands(io),
     auditCommand(io),
     keysCommand(io),
+    policyCommand(io),
+    grantsCommand(io),
     runCommand(io),
     stackCommand(io),
   ];

@@ -32,9 +32,13 @@ import {
   type CallerWrites,
   type ConsumeResult,
 } from '../workflow/gate/messages';
-import { visibleTo, type Scope } from '../common/tenant';
+import { DEFAULT_TENANT, visibleTo, type Scope } from '../common/tenant';
 import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
 import type { ReviewerPolicy } from '../policy/reviewer-policy';
+import type { GrantStore } from '../store/grant-store';
+import { recordEvaluation } from '../store/policy-events';
+import { applyStandingGrant, issueGrant } from './grants';
+import { grantConditionProblem } from '../policy/grants';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
@@ -45,9 +49,9 @@ import {
   summaryOf,
   visibilityFilter,
   type GateSummary,
+  type CreatedRequest,
   type GateView,
   type ListFilter,
-  type RequestRef,
 } from './gate-views';
 import { requestedEvent } from '../common/requested-event';
 import { startOptions } from './start-options';
@@ -83,12 +87,17 @@ export interface GateClientOptions {
   policy?: ReviewerPolicy;
   /** Name the patch baseline in each new gate's input (default true; GATE_DECLARE_PATCH_BASELINE, see `CreateContext`). */
   declarePatchBaseline?: boolean;
+  /**
+   * Standing grants: creates use them (a request a grant covers is approved at creation)
+   * and approvals give them (`grant` in a decision). None: no grant is used or given.
+   */
+  grants?: GrantStore;
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
 export interface CreateResult {
   created: boolean;
-  request: RequestRef;
+  request: CreatedRequest;
 }
 
 /** A request's audit trail and whether its hash chain verifies. */
@@ -137,10 +146,19 @@ export class GateClient {
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const { requestId, input } = prepareCreate(body, caller, {
+    const prepared = prepareCreate(body, caller, {
       policy: this.options.policy,
       declarePatchBaseline: this.options.declarePatchBaseline,
     });
+    const { requestId, input, judgement } = prepared;
+    // A rule that asks a person may let a standing grant answer instead (used once per request id).
+    const grant = this.options.grants
+      ? await applyStandingGrant(this.options.grants, this.options.audit, {
+          ...prepared,
+          payloadSha256: input.payload_sha256,
+        })
+      : undefined;
+    if (grant) input.policy_decision = grant;
     const writer = this.callerAudit;
     let first: AuditEvent | undefined;
     let intent: string | undefined;
@@ -157,13 +175,35 @@ export class GateClient {
       });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       if (writer && first) await writer.settle(intent, [first]);
+      const decided = input.policy_decision;
+      // What replay re-judges; a lost record costs a replay one request, never the create.
+      if (this.options.policy && this.options.audit)
+        await recordEvaluation(this.options.audit, requestId, prepared.policyRequest, judgement, {
+          decided_by: decided?.decided_by,
+          via: 'api',
+        }).catch(() => undefined);
+      const warnings = judgement.shadow
+        .filter((w) => w.mode === 'warn')
+        .map((w) => ({ rule_id: w.rule_id, effect: w.effect, message: w.message }));
       return {
         created: true,
         request: {
           request_id: requestId,
-          status: 'requested',
+          status: decided ? (decided.decision === 'approve' ? 'approved' : 'denied') : 'requested',
           expires_at: input.payload.expires_at,
           payload_sha256: input.payload_sha256,
+          ...(judgement.version === 2
+            ? {
+                policy: {
+                  effect: decided ? (decided.decision === 'approve' ? 'allow' : 'block') : judgement.effect,
+                  rule_id: judgement.rule_id,
+                  ...(decided ? { decided_by: decided.decided_by } : {}),
+                  ...(decided?.reason ? { reason: decided.reason } : {}),
+                  ...(grant?.grant_id ? { grant_id: grant.grant_id } : {}),
+                },
+              }
+            : {}),
+          ...(warnings.length > 0 ? { warnings } : {}),
         },
       };
     } catch (err) {
@@ -244,7 +284,7 @@ export class GateClient {
     await this.authorize(id, scope);
     const handle = this.handle(id);
     const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
-    return this.update(id, updateId, async (writes) => {
+    const result = await this.update(id, updateId, async (writes) => {
       try {
         return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
       } catch (err) {
@@ -266,6 +306,12 @@ export class GateClient {
         throw err;
       }
     });
+    // The quorum gave a standing grant: store it, so later creates can use it. A retry stores it once.
+    if (result.grant && this.options.grants) {
+      const tenant = scope?.tenant ?? gateOwnership(await this.describe(id)).tenant ?? DEFAULT_TENANT;
+      await issueGrant(this.options.grants, this.options.audit, result.grant, tenant);
+    }
+    return result;
   }
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
@@ -467,6 +513,12 @@ function parseDecision(message: DecisionMessage): DecisionMessage {
   refuseUnrepresentable({ args: message.args });
   const r = DecisionMessage.safeParse(message);
   if (!r.success) throw invalidInput('decision', r.error);
+  const when = r.data.grant?.when;
+  const problem = when === undefined ? null : grantConditionProblem(when);
+  if (problem)
+    throw new GateError(422, 'invalid_request', `grant.when is not a condition: ${problem}`, [
+      { path: '$.grant.when', message: problem },
+    ]);
   return r.data;
 }
 

@@ -1,4 +1,4 @@
-import { Environment, type ASTNode } from '@marcbachmann/cel-js';
+import { Environment } from '@marcbachmann/cel-js';
 import { canonicalJson, sha256Hex } from '../common/hashing';
 
 // CEL conditions of the rule file (`when:`), on @marcbachmann/cel-js: pure JavaScript, no
@@ -104,7 +104,7 @@ function splitPath(path: string): string[] {
  * (`args.amount`, `blast_radius.services`, `action`), longest first, so `explain` and the
  * evidence show the values that decided.
  */
-export function readPaths(ast: ASTNode): string[] {
+export function readPaths(ast: unknown): string[] {
   const found = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);

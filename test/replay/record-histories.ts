@@ -16,6 +16,7 @@
  * or edited: a workflow change adds a version; the checked-in sets are what guard the
  * deployed code's determinism.
  */
+import { evaluatePolicy } from '../../src/worker/activities/policy';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,6 +81,7 @@ const activities: GateActivities = {
   async resolveReviewers({ approvals_required }) {
     return { approvals_required }; // the gate set starts its gates itself, with the rule already applied
   },
+  evaluatePolicy: (input) => evaluatePolicy({}, input), // no rule file
 };
 
 /** A valid gate input for the external executor, expiring `ttlSeconds` from now. */
