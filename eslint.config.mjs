@@ -65,6 +65,22 @@ export default tseslint.config(
     },
   },
   {
+    // One error tree: a new error class extends a group of src/common/errors.ts (docs/errors.md), never Error itself.
+    files: ['src/**/*.ts'],
+    ignores: ['src/common/errors.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(ClassDeclaration, ClassExpression)[superClass.name=/^(Aggregate|Eval|Range|Reference|Syntax|Type|URI)?Error$/]',
+          message:
+            'extend a group of src/common/errors.ts (ConfigurationError, RefusedError, UnavailableError, DomainToolError, ModelError) and brand it with brandErrorClass',
+        },
+      ],
+    },
+  },
+  {
     // Pure logic: src/common and src/policy, but for the one file that reads a rule file from disk.
     files: ['src/common/**/*.ts', 'src/policy/**/*.ts'],
     ignores: ['src/policy/load-file.ts'],

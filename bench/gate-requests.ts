@@ -25,7 +25,7 @@ export const REVIEWER_ID = 'bench-reviewer';
  */
 export const BENCH_RUN = randomUUID().slice(0, 8);
 
-/** A create body (DESIGN section 6), unique per (run, tag, i) through its trigger_event_id. */
+/** A create body (docs/http-api.md), unique per (run, tag, i) through its trigger_event_id. */
 export function createBody(
   tag: string,
   i: number,
@@ -61,7 +61,7 @@ export function sectionClient(ctx: BenchContext, connection: NativeConnection): 
 
 /**
  * GateClient as the API configures it: the audit store of the worker in `dataDir`, no
- * webhook receivers, and GATE_DECLARE_PATCH_BASELINE from the bench's environment.
+ * webhook receivers.
  * `sharesWorker`: the client is on the gate worker's connection, as `gate dev`'s API is,
  * so its creates are eager when GATE_EAGER_START is on.
  */
@@ -78,7 +78,6 @@ export function apiGateClient(
     audit: new AuditStore(db),
     webhookReceivers: 0,
     eagerStart: sharesWorker && cfg.eagerStart === true,
-    declarePatchBaseline: cfg.declarePatchBaseline,
   });
   return Object.assign(gates, { close: () => db.close() });
 }

@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const out = path.resolve(__dirname, '..', 'dist', 'src', 'workflow-bundle.js');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);
-  console.log(`workflow bundle: ${out} (${code.length} bytes)`);
+  // Progress goes to stderr: stdout is `npm pack --json`'s answer when the build runs as prepack.
+  console.error(`workflow bundle: ${out} (${code.length} bytes)`);
 }
 
 main().catch((err) => {

@@ -3,7 +3,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 import { parseTrustProxy, type TrustProxy } from './api/trust-proxy';
 
-/** Process configuration, read from the environment (DESIGN section 6). */
+/** Process configuration, read from the environment (docs/configuration.md). */
 export interface GateConfig {
   port: number;
   host: string;
@@ -33,14 +33,6 @@ export interface GateConfig {
   /** GATE_POLICY_FILE: the reviewer rule file (JSON or YAML), loaded and validated at start. */
   policyFile?: string;
   /**
-   * GATE_DECLARE_PATCH_BASELINE (on by default): the API names its patch baseline in each
-   * new gate's input (`patch_baseline`), so that a worker starts the gate without a patch
-   * marker. Turn it off while workers of the first release (from before the first gate
-   * patch) still poll the task queue: they ignore the field and record no marker, and
-   * today's workers could not replay such a gate (docs/upgrading.md).
-   */
-  declarePatchBaseline: boolean;
-  /**
    * GATE_EAGER_START (off by default): an API that shares a gate worker's connection
    * (`gate dev`) asks Temporal to hand each new gate's first workflow task straight to
    * that worker in the start's answer, instead of through the task queue. It makes a gate
@@ -61,6 +53,10 @@ export interface GateConfig {
   queueDepthTtlMs: number;
   /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
   oidc?: OidcSettings;
+  /** GATE_SIGNING_KEY_FILE: the Ed25519 private key (PKCS#8 PEM) that signs evidence bundles. */
+  signingKeyFile?: string;
+  /** GATE_SIGNING_KEYS_RETIRED_DIR: PEM files of keys that no longer sign, still published so older bundles verify. */
+  signingKeysRetiredDir?: string;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -114,7 +110,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     workerMetricsAddress: env.GATE_WORKER_METRICS_ADDRESS || undefined,
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
-    declarePatchBaseline: flag('GATE_DECLARE_PATCH_BASELINE', env, true),
     eagerStart: flag('GATE_EAGER_START', env),
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
@@ -123,6 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     },
     trustProxy: parseTrustProxy(env.GATE_TRUST_PROXY),
     oidc: oidcSettingsFrom(env, { redirectUri: `http://${host}:${port}/auth/callback` }),
+    signingKeyFile: env.GATE_SIGNING_KEY_FILE ? path.resolve(env.GATE_SIGNING_KEY_FILE) : undefined,
+    signingKeysRetiredDir: env.GATE_SIGNING_KEYS_RETIRED_DIR
+      ? path.resolve(env.GATE_SIGNING_KEYS_RETIRED_DIR)
+      : undefined,
   };
 }
 

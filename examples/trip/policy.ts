@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Pure rules of the example "business trips" domain (DESIGN section 7): schemas,
+ * Pure rules of the example "business trips" domain (docs/agent-runs.md): schemas,
  * validation, policy tiers and which tool is permitted in which state. No I/O, so
  * the adapter, the API and tests share one definition.
  */

@@ -5,7 +5,7 @@ import { DecisionBody } from '../common/decision';
 import { ApprovalStatus } from '../common/lifecycle';
 import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
-import { principalOf, scopeOfRequest, type RequireKey } from './auth';
+import { authOf, principalOf, scopeOfRequest, type RequireKey } from './auth';
 import type { ApiMetrics } from './metrics';
 
 type WithId = { Params: { id: string } };
@@ -18,12 +18,19 @@ const filterText = (max: number) =>
     .max(max)
     .refine((v) => !/[\u0000-\u001f\u007f-\u009f]/.test(v), 'must not contain control characters');
 
+/** A date or a time with its offset, normalised to UTC ISO 8601. */
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString());
+
 const ListQuery = z
   .object({
     status: z.enum(ApprovalStatus).optional(),
     target: filterText(500).optional(),
     agent_id: filterText(200).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
+    /** Only gates started at or after this time (ISO 8601 date or time): an audit period's start. */
+    since: instant.optional(),
+    /** Only gates started before this time: the next page of a period, from the oldest `created_at` seen. */
+    before: instant.optional(),
   })
   .strict();
 
@@ -41,7 +48,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 }
 
 /**
- * The approval routes of DESIGN section 6. Agents create, consume and cancel; reviewers
+ * The approval routes of docs/http-api.md. Agents create, consume and cancel; reviewers
  * decide; either kind reads. Every route works inside the caller's scope: its tenant,
  * and for an agent its own requests; anything else is a 404 like a missing id. Every
  * refusal is thrown as GateError and answered by the server's error handler.
@@ -88,6 +95,8 @@ export function approvalRoutes(
       target: q.data.target,
       agentId: q.data.agent_id,
       limit: q.data.limit,
+      since: q.data.since,
+      before: q.data.before,
       scope: scopeOfRequest(req),
     });
     return { approvals };
@@ -111,6 +120,8 @@ export function approvalRoutes(
             decision_id: decision_id ?? randomUUID(),
             reviewer_id: principalOf(req).id,
             reviewer_roles: principalOf(req).roles ?? [],
+            // From the credential the request authenticated with, never from its body (DecisionBody is strict).
+            reviewer_auth: authOf(principalOf(req)),
           },
           scopeOfRequest(req),
         ),

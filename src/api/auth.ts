@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { GateError } from '../client/gate-error';
+import type { ReviewerAuth } from '../common/decision';
 import { scopeOf, type KeyKind, type Principal, type Scope } from '../common/tenant';
 import type { KeyStore } from '../store/key-store';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
@@ -41,7 +42,9 @@ export function keyAuth(keys: KeyStore, oidc?: OidcVerifier): RequireKey {
 
 async function personOf(oidc: OidcVerifier, token: string): Promise<Principal> {
   const person = await oidc.verify(token);
-  return { tenant: person.tenant, id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc' };
+  // jwtVerify accepted the token only with `iss` equal to the configured issuer.
+  const issuer = oidc.settings.issuer;
+  return { tenant: person.tenant, id: person.sub, kind: 'reviewer', roles: person.roles, via: 'oidc', issuer };
 }
 
 const REFUSED = {
@@ -65,6 +68,13 @@ async function keyOwner(keys: KeyStore, token: string): Promise<Principal> {
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new GateError(401, 'unauthenticated', 'this route needs an API key');
   return req.principal;
+}
+
+/** How the caller authenticated, for the audit trail: an API key by its id, or an ID token by issuer and subject. */
+export function authOf(p: Principal): ReviewerAuth {
+  return p.via === 'oidc' && p.issuer
+    ? { method: 'oidc', issuer: p.issuer, subject: p.id }
+    : { method: 'api_key', key_id: p.id };
 }
 
 /** What the caller may see: its tenant, and for an agent key only its own requests and runs. */

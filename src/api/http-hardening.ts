@@ -3,6 +3,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GateError } from '../client/gate-error';
+import { toHttpError } from './errors';
 import type { HttpLimits } from './http-limits';
 
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits';
@@ -54,9 +55,12 @@ export function registerHardening(app: FastifyInstance, limits: HttpLimits): voi
 }
 
 /**
- * Counts 401 answers per client address and, once `limits.authFailures` are reached,
- * answers 429 (with Retry-After) before any key is looked at, so that trying keys in
- * bulk stops quickly whichever keys are tried. Call in the scope that holds the routes.
+ * Counts 401 answers per client address and, once `limits.authFailures` are reached, turns
+ * that address's further 401s into 429 (with Retry-After), so that trying keys in bulk
+ * stops quickly whichever keys are tried. Only failed attempts are throttled: a request
+ * whose credential is valid never meets this limit, because agents share egress addresses
+ * and one misconfigured agent must not lock out every good one. Call in the scope that
+ * holds the routes (its error handler sees their 401s before the parent's answers them).
  */
 export function guardAuthFailures(api: FastifyInstance, limits: HttpLimits): void {
   if (limits.authFailures <= 0) return;
@@ -65,12 +69,15 @@ export function guardAuthFailures(api: FastifyInstance, limits: HttpLimits): voi
     timeWindow: limits.authFailureWindowMs,
     keyGenerator: (req) => `auth-failures:${req.ip}`,
   });
-  api.addHook('onRequest', async (req, reply) => {
-    const r = await failures(req, { increment: false });
-    if (!r.isAllowed && r.remaining <= 0) {
-      void reply.header('retry-after', String(Math.max(1, r.ttlInSeconds)));
-      throw tooMany(`too many failed authentications from this address`, `${Math.max(1, r.ttlInSeconds)} s`);
+  api.setErrorHandler(async (err, req, reply) => {
+    if (toHttpError(err).status === 401) {
+      const r = await failures(req, { increment: false });
+      if (!r.isAllowed && r.remaining <= 0) {
+        void reply.header('retry-after', String(Math.max(1, r.ttlInSeconds)));
+        throw tooMany(`too many failed authentications from this address`, `${Math.max(1, r.ttlInSeconds)} s`);
+      }
     }
+    throw err; // the parent's handler answers it (installErrorHandlers)
   });
   api.addHook('onResponse', async (req, reply) => {
     if (reply.statusCode === 401) await failures(req);

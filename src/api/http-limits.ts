@@ -2,7 +2,7 @@
 export interface HttpLimits {
   /** Requests a minute per API key (per client address for routes without a key). */
   requestsPerMinute: number;
-  /** Failed authentications (401) per client address within `authFailureWindowMs`; past it, 429 before any key is looked at. */
+  /** Failed authentications (401) per client address within `authFailureWindowMs`; past it, that address's failed attempts get 429 (a valid key still passes). */
   authFailures: number;
   authFailureWindowMs: number;
 }

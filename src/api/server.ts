@@ -16,6 +16,8 @@ import { policyRoutes } from './policy-routes';
 import { OidcVerifier } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
+import { evidenceRoutes } from './evidence-routes';
+import { SigningKeys, signingKeyFilesOf } from '../evidence/signing-keys';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
 import type { DomainSource } from '../domain/types';
@@ -80,6 +82,8 @@ export interface ApiServerDeps {
   policy?: ReviewerPolicy;
   /** Standing grants, listed and revoked under `/v1/grants`. */
   grants?: GrantStore;
+  /** Keys that sign evidence bundles and are published at `/v1/signing-keys`; without them, exports answer 503. */
+  signing?: SigningKeys;
 }
 
 /** A route as registered: its method and its URL pattern (`/v1/approvals/:id`). */
@@ -147,6 +151,7 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
   policyRoutes(app, { requireKey, policy: deps.policy, grants: deps.grants, audit: deps.audit });
+  evidenceRoutes(app, deps.gate, requireKey, deps.signing);
 
   const domains = deps.domains ?? createDomainRegistry([]);
   const temporal = deps.temporal;
@@ -232,6 +237,7 @@ function recoverIntentsEvery(gate: GateClient, logger: FastifyBaseLogger, ms: nu
 export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}): Promise<RunningApi> {
   // Before anything opens: a bad rule file stops the start with every problem named.
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
+  const signing = SigningKeys.load(signingKeyFilesOf(cfg)); // a bad key file stops the start too
   const db = openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: path.join(cfg.dataDir, 'gate.db') });
   let connection: Connection | undefined;
   try {
@@ -259,7 +265,6 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       policy,
       grants,
       eagerStart: shared !== undefined && cfg.eagerStart === true,
-      declarePatchBaseline: cfg.declarePatchBaseline,
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);
@@ -277,6 +282,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       trustProxy: cfg.trustProxy,
       policy,
       grants,
+      signing,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });
     await app.listen({ host: cfg.host, port: cfg.port });

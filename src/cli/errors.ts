@@ -1,4 +1,12 @@
-/** Process exit codes of `gate` (DESIGN section 6). */
+import {
+  brandErrorClass,
+  ConfigurationError,
+  isRetryableAnswer,
+  RefusedError,
+  UnavailableError,
+} from '../common/errors';
+
+/** Process exit codes of `gate` (docs/cli.md). */
 export const ExitCode = {
   /** The command did what was asked. */
   Ok: 0,
@@ -9,19 +17,19 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** Base of every error the CLI reports itself; `name` is the concrete class. */
-export class GateCliError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+/**
+ * An error the CLI reports itself; thrown as such, the operator's to fix (a taken key id).
+ * Every CLI error below counts as one (`instanceof GateCliError`), each in its own group.
+ */
+export class GateCliError extends ConfigurationError {}
+brandErrorClass(GateCliError, 'GateCliError');
 
 /** The user called a command wrongly; exit code 2. */
 export class UsageError extends GateCliError {}
+brandErrorClass(UsageError, 'UsageError');
 
 /** The gate API answered with a 4xx or 5xx; carries its `{ error: { code, message, details } }`. */
-export class ApiError extends GateCliError {
+export class ApiError extends RefusedError {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -30,10 +38,15 @@ export class ApiError extends GateCliError {
   ) {
     super(message);
   }
+
+  override get retryable(): boolean {
+    return isRetryableAnswer(this.status, this.code);
+  }
 }
+brandErrorClass(ApiError, 'ApiError', GateCliError);
 
 /** The gate API could not be reached at all (connection refused, DNS, timeout). */
-export class UnreachableError extends GateCliError {
+export class UnreachableError extends UnavailableError {
   constructor(
     readonly url: string,
     cause: unknown,
@@ -41,6 +54,8 @@ export class UnreachableError extends GateCliError {
     super(`cannot reach the gate API at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
+brandErrorClass(UnreachableError, 'UnreachableError', GateCliError);
 
 /** A local check failed (for example a broken audit chain); exit code 1. */
-export class CheckFailedError extends GateCliError {}
+export class CheckFailedError extends RefusedError {}
+brandErrorClass(CheckFailedError, 'CheckFailedError', GateCliError);

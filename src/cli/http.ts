@@ -30,7 +30,7 @@ export interface DecisionInput {
 
 /**
  * The small HTTP client the CLI and the MCP server share: one method per route of
- * DESIGN section 6. Throws ApiError for any 4xx/5xx (with the server's code and
+ * docs/http-api.md. Throws ApiError for any 4xx/5xx (with the server's code and
  * message) and UnreachableError when no answer came back.
  */
 export class GateHttpClient {
@@ -41,7 +41,13 @@ export class GateHttpClient {
     return this.send('POST', '/v1/approvals', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
   }
   /** `GET /v1/approvals?status=&target=&limit=`. */
-  listApprovals(filter: { status?: string; target?: string; limit?: number }): Promise<unknown> {
+  listApprovals(filter: {
+    status?: string;
+    target?: string;
+    limit?: number;
+    since?: string;
+    before?: string;
+  }): Promise<unknown> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(filter)) if (v !== undefined && v !== '') q.set(k, String(v));
     const qs = q.toString();
@@ -58,6 +64,14 @@ export class GateHttpClient {
   /** `GET /v1/approvals/{id}/audit`. */
   audit(id: string): Promise<unknown> {
     return this.send('GET', `/v1/approvals/${encodeURIComponent(id)}/audit`);
+  }
+  /** `GET /v1/approvals/{id}/evidence`: the signed evidence bundle (a DSSE envelope). */
+  evidence(id: string): Promise<Json> {
+    return this.send('GET', `/v1/approvals/${encodeURIComponent(id)}/evidence`);
+  }
+  /** `GET /v1/signing-keys` (no key needed): the public keys that verify evidence bundles. */
+  signingKeys(): Promise<Json> {
+    return this.send('GET', '/v1/signing-keys');
   }
   /** `POST /v1/runs` (agent key). */
   startRun(body: Json): Promise<Json> {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { approvalsCommand } from './commands/approvals';
 import { auditCommand } from './commands/audit';
 import { decisionCommands } from './commands/decisions';
+import { evidenceCommand } from './commands/evidence';
 import { keysCommand } from './commands/keys';
 import { grantsCommand } from './commands/grants';
 import { policyCommand } from './commands/policy';
@@ -24,6 +25,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     approvalsCommand(io),
     ...decisionCommands(io),
     auditCommand(io),
+    evidenceCommand(io),
     keysCommand(io),
     policyCommand(io),
     grantsCommand(io),

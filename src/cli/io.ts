@@ -1,6 +1,6 @@
-import { ApiError, GateCliError, UnreachableError } from './errors';
+import { ApiError, UnreachableError } from './errors';
 import { CommanderError } from 'commander';
-import { PolicyFileError } from '../policy/reviewer-policy';
+import { ApprovalGateError } from '../common/errors';
 
 /** Where a command writes; the real process streams, or buffers in tests. */
 export interface CliIo {
@@ -43,9 +43,8 @@ export function describeError(err: unknown): string | undefined {
   }
   if (err instanceof UnreachableError)
     return `error: unreachable: ${err.message} (is \`gate dev\` or \`gate api\` running? set GATE_API_URL)`;
-  if (err instanceof GateCliError) return `error: ${err.message}`;
-  // A bad rule file is the operator's to fix, not a bug: its problems, without a stack.
-  if (err instanceof PolicyFileError) return `error: ${err.message}`;
+  // Ours on purpose (a bad rule file, a taken key id, a failed check), not a bug: the message, without a stack.
+  if (err instanceof ApprovalGateError) return `error: ${err.message}`;
   return `error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
 }
 

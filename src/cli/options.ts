@@ -9,7 +9,7 @@ export interface ApiOptions {
   apiUrl?: string;
 }
 
-/** Adds `--json`: every command takes it (DESIGN section 6). */
+/** Adds `--json`: every command takes it (docs/cli.md). */
 export function withJson(cmd: Command): Command {
   return cmd.option('--json', 'print machine-readable JSON');
 }

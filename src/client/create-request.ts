@@ -12,7 +12,6 @@ import { unrepresentableNumbers } from '../common/json-limits';
 import { DEFAULT_TENANT } from '../common/tenant';
 import type { ReviewerPolicy } from '../policy/reviewer-policy';
 import { judge, type Judgement, type PolicyRequest } from '../policy/judge';
-import { CURRENT_PATCH_BASELINE } from '../workflow/gate/patch-baseline';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -34,12 +33,6 @@ export interface CreateContext {
   policy?: ReviewerPolicy;
   /** The clock, for tests. */
   nowMs?: number;
-  /**
-   * Name the patch baseline in the input (`patch_baseline`; default true), so that a
-   * worker starts the gate without a patch marker. False while workers from before the
-   * first gate patch still poll the task queue (GATE_DECLARE_PATCH_BASELINE).
-   */
-  declarePatchBaseline?: boolean;
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -151,7 +144,6 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       // What the caller asked for, without what the server fills (ids, hashes, a ttl-derived
       // deadline): a retry of the same body has the same digest even a minute later.
       create_sha256: digest({ ...b, agent_id: caller.agentId }),
-      ...(ctx.declarePatchBaseline === false ? {} : { patch_baseline: CURRENT_PATCH_BASELINE }),
       ...(judgement.effect !== 'require'
         ? {
             policy_decision: {

@@ -63,7 +63,10 @@ export interface GateClientOptions {
   taskQueue: string;
   /** Temporal namespace; the client's own when absent. */
   namespace?: string;
-  /** The audit store, read when no worker can answer the audit query. */
+  /**
+   * The audit store the gate's workers write (`openAuditStore`): read when no worker can
+   * answer the audit query, and, with `webhookReceivers: 0`, written by this client.
+   */
   audit?: AuditStore;
   /** How long a query waits for a worker before `get`/`audit` fall back (default 5 s). */
   queryTimeoutMs?: number;
@@ -85,8 +88,6 @@ export interface GateClientOptions {
   eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
-  /** Name the patch baseline in each new gate's input (default true; GATE_DECLARE_PATCH_BASELINE, see `CreateContext`). */
-  declarePatchBaseline?: boolean;
   /**
    * Standing grants: creates use them (a request a grant covers is approved at creation)
    * and approvals give them (`grant` in a decision). None: no grant is used or given.
@@ -104,6 +105,25 @@ export interface CreateResult {
 
 /**
  * The one place that talks to gate workflows; the API, the CLI and the MCP server use it.
+ *
+ * Configure it as the API does: with the workers' audit store and their number of webhook
+ * receivers, the client writes the audit events of what it creates, decides and consumes,
+ * and a gate's lifecycle runs no store activity at all.
+ *
+ * ```ts
+ * import { GateClient, openAuditStore } from 'approval-gate/client';
+ * const audit = await openAuditStore({ databaseUrl: process.env.GATE_DATABASE_URL }); // or { dataDir }
+ * const gates = new GateClient(client, { taskQueue: 'approval-gate', audit, webhookReceivers: 0 });
+ * setInterval(() => void gates.recoverAuditIntents().catch(() => undefined), 30_000).unref();
+ * ```
+ *
+ * `webhookReceivers` is how many URLs the workers' GATE_WEBHOOK_URLS names (0: none; with
+ * receivers the gate writes, so their webhooks go out at once). The interval finishes
+ * what a caller that died between an update and its write left behind, as the API does
+ * every 30 s; one process per store is enough. `new GateClient(client, { taskQueue })`
+ * alone works, but every gate then writes its own events: three store activities per
+ * lifecycle and twice the workflow tasks (test/integration/public-gate-client.test.ts).
+ *
  * Every method throws GateError for what the caller can act on (404, 409, 403, 422, 413,
  * 503) and lets anything else (an outage, a bug) through unchanged.
  *
@@ -146,10 +166,7 @@ export class GateClient {
    * used with another payload.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const prepared = prepareCreate(body, caller, {
-      policy: this.options.policy,
-      declarePatchBaseline: this.options.declarePatchBaseline,
-    });
+    const prepared = prepareCreate(body, caller, { policy: this.options.policy });
     const { requestId, input, judgement } = prepared;
     // A rule that asks a person may let a standing grant answer instead (used once per request id).
     const grant = this.options.grants

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { brandErrorClass, isRetryableAnswer, RefusedError } from '../common/errors';
 
 /** One field-level problem in a refused input. `path` uses the `$.args.password` form of the secret scanner. */
 export interface FieldProblem {
@@ -12,8 +13,10 @@ export interface FieldProblem {
  * status, `code` a stable snake_case word callers branch on (`illegal_transition`,
  * `hash_mismatch`, `not_found`, `idempotency_conflict`…), `details` the structured facts
  * (field problems, the gate's status). The API sends it as `{ error: { code, message, details? } }`.
+ * A RefusedError whatever its status: a 5xx is still the gate's deliberate answer, and
+ * `retryable` says whether to send the call again.
  */
-export class GateError extends Error {
+export class GateError extends RefusedError {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -21,10 +24,13 @@ export class GateError extends Error {
     readonly details?: unknown,
   ) {
     super(message);
-    this.name = new.target.name;
   }
 
-  /** The wire form of DESIGN section 6. */
+  override get retryable(): boolean {
+    return isRetryableAnswer(this.status, this.code);
+  }
+
+  /** The wire form of docs/http-api.md, Errors. */
   toJSON(): { error: { code: string; message: string; details?: unknown } } {
     return {
       error: {
@@ -35,6 +41,8 @@ export class GateError extends Error {
     };
   }
 }
+
+brandErrorClass(GateError, 'GateError');
 
 /** `['args', 'items', 0]` -> `$.args.items[0]`. */
 export function jsonPath(path: readonly PropertyKey[]): string {

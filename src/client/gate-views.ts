@@ -106,6 +106,10 @@ export interface ListFilter {
   agentId?: string;
   /** At most this many, newest first; default 50. */
   limit?: number;
+  /** Only gates whose workflow started at or after this ISO time. */
+  since?: string;
+  /** Only gates whose workflow started before this ISO time. */
+  before?: string;
 }
 
 /** A visibility string literal: quotes and backslashes escaped, so a target cannot change the query. */
@@ -146,6 +150,9 @@ export function visibilityFilter(f: ListFilter): { query: string; keep: (s: Gate
     parts.push(`ExecutionStatus = 'Running'`);
     exact.push((s) => !s.closed);
   }
+  // Times are normalised ISO strings (the API parses them), so quoting them is enough.
+  if (f.since !== undefined) parts.push(`StartTime >= ${quote(new Date(f.since).toISOString())}`);
+  if (f.before !== undefined) parts.push(`StartTime < ${quote(new Date(f.before).toISOString())}`);
   add(SEARCH_ATTRIBUTE_NAMES.target, f.target, 'target');
   add(SEARCH_ATTRIBUTE_NAMES.agent, f.agentId, 'agent_id');
   return { query: parts.join(' AND '), keep: (s) => exact.every((ok) => ok(s)) };

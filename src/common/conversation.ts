@@ -92,7 +92,7 @@ export const ToolMessage = sharedSchema('conversation.ToolMessage', () =>
 );
 export type ToolMessage = z.infer<typeof ToolMessage>;
 
-/** A conversation message on the wire (snake_case, DESIGN 6). */
+/** A conversation message on the wire (snake_case, docs/agent-runs.md). */
 export const Message = sharedSchema('conversation.Message', () =>
   z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]),
 );

@@ -65,6 +65,33 @@ export const DecisionBody = sharedSchema('decision.DecisionBody', () =>
 );
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
+/**
+ * How a reviewer proved who they are, as the API's authentication saw it (never what a
+ * caller says): an API key by its id, or an OpenID Connect ID token by its issuer and
+ * subject. Recorded with the decision in the audit trail, and so in evidence bundles.
+ */
+export const ReviewerAuth = sharedSchema('decision.ReviewerAuth', () =>
+  z.discriminatedUnion('method', [
+    z
+      .object({
+        method: z.literal('api_key'),
+        /** The key's id (`gate keys create --id`). */
+        key_id: z.string().min(1).max(200),
+      })
+      .strict(),
+    z
+      .object({
+        method: z.literal('oidc'),
+        /** The ID token's `iss`, which the API checked against GATE_OIDC_ISSUER. */
+        issuer: z.string().min(1).max(500),
+        /** The ID token's `sub`: also the reviewer id. */
+        subject: z.string().min(1).max(200),
+      })
+      .strict(),
+  ]),
+);
+export type ReviewerAuth = z.infer<typeof ReviewerAuth>;
+
 /** A decision as the gate receives it, by signal or update: always with its id and reviewer. */
 export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
   z
@@ -75,6 +102,8 @@ export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
       reviewer_id: z.string().min(1).max(200),
       /** The reviewer's roles as the API authenticated them (key or ID token); checked against the request's rule. */
       reviewer_roles: z.array(z.string().min(1).max(64)).max(50).optional(),
+      /** How the API authenticated the reviewer; absent for decisions sent by signal from other services. */
+      reviewer_auth: ReviewerAuth.optional(),
       decision: DecisionWord,
       payload_sha256: z.string(),
       reason: z.string().max(2000).optional(),
@@ -83,7 +112,9 @@ export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
       args_sha256: z.string().optional(),
       grant: GrantRequest.optional(),
     })
-    .strict()
+    // Unknown fields are dropped, not refused: an API of a later release may send fields a
+    // worker of this release does not know yet (docs/upgrading.md).
+    .strip()
     .superRefine((d, ctx) => {
       if (d.grant && d.decision !== 'approve')
         ctx.addIssue({ code: 'custom', path: ['grant'], message: 'only an approval can give a standing grant' });

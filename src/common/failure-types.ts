@@ -2,6 +2,10 @@
  * Every failure type a workflow, update or activity of approval-gate may throw.
  * The API maps each to one HTTP status (see `httpStatusFor`), so a refusal means
  * the same thing whichever front door it came through.
+ *
+ * This list is the wire catalogue: these names travel in Temporal histories and, snake-cased,
+ * as the API's error codes, so they stay as they are. The error classes of ./errors.ts are
+ * the in-process tree and never cross the wire (workflow code throws only ApplicationFailure).
  */
 export const FailureType = {
   /** The request is in a state where this event is not allowed (HTTP 409). */

@@ -87,7 +87,7 @@ export function isInFlight(s: GateState, d: Partial<DecisionMessage>): boolean {
  * here: check `previousDecision` and `isInFlight` first. Pure and synchronous, so update
  * validators use it.
  */
-export function refuseDecision(s: GateState, raw: unknown, opts: { checkRoles?: boolean } = {}): Refusal | null {
+export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
   const parsed = DecisionMessage.safeParse(raw);
   if (!parsed.success) {
     return {
@@ -101,7 +101,7 @@ export function refuseDecision(s: GateState, raw: unknown, opts: { checkRoles?: 
     return { type: 'InvalidInput', message: `decision names request ${d.request_id}, but this is ${s.request_id}` };
   }
   // Roles first: a reviewer who may not decide learns what is needed, not the request's state.
-  const ineligible = opts.checkRoles === false ? null : refuseIneligible(s, d);
+  const ineligible = refuseIneligible(s, d);
   if (ineligible) return ineligible;
   const t = transition(s.status, d.decision as LifecycleEvent);
   if (!t.ok) return t.refusal;
@@ -184,16 +184,20 @@ export function applyDecision(
   mod?: Modification,
 ): { result: DecisionResult; events: AuditSpec[] } {
   const actor = { actor_type: 'human' as const, actor_id: d.reviewer_id };
+  // Who authenticated, in every event of the decision. Only when the API said so: decisions
+  // recorded before it (and replayed now) keep the exact events, and so the hashes, they had.
+  const who = d.reviewer_auth ? { auth: d.reviewer_auth, reviewer_roles: d.reviewer_roles ?? [] } : {};
+  const auth = d.reviewer_auth ? { auth: d.reviewer_auth } : {};
   const events: AuditSpec[] = [];
   if (d.decision === 'reject') {
     s.status = 'denied';
-    s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now };
+    s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, reason: d.reason, note: d.note, at: now, ...auth };
     s.status_reason = d.reason;
     events.push({
       ...actor,
       event_type: 'approval.denied',
       note: d.reason,
-      data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}) },
+      data: { decision_id: d.decision_id, ...(d.note ? { reviewer_note: d.note } : {}), ...who },
     });
   } else {
     if (d.decision === 'modify') {
@@ -214,6 +218,7 @@ export function applyDecision(
           args: m.args,
           args_sha256: s.final_args_sha256,
           approvals_required: s.approvals_required,
+          ...who,
         },
       });
     }
@@ -223,11 +228,12 @@ export function applyDecision(
       decision: d.decision,
       note: d.note,
       at: now,
+      ...(d.reviewer_auth ? { auth: d.reviewer_auth, roles: d.reviewer_roles ?? [] } : {}),
       ...(d.grant ? { grant: voteGrant(d.grant) } : {}),
     });
     if (s.votes.length >= s.approvals_required) {
       s.status = 'approved';
-      s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now };
+      s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now, ...auth };
       const granted = quorumGrant(s, now);
       if (granted && 'grant' in granted) s.grant = granted.grant;
       events.push({
@@ -238,6 +244,7 @@ export function applyDecision(
           decision_id: d.decision_id,
           reviewers: s.votes.map((v) => v.reviewer_id),
           args_sha256: s.final_args_sha256,
+          ...who,
           ...(granted && 'grant' in granted ? { grant: granted.grant } : {}),
           ...(granted && 'refused' in granted ? { grant_refused: granted.refused } : {}),
         },
@@ -247,7 +254,12 @@ export function applyDecision(
         ...actor,
         event_type: 'approval.vote_recorded',
         note: d.note,
-        data: { decision_id: d.decision_id, approvals: s.votes.length, approvals_required: s.approvals_required },
+        data: {
+          decision_id: d.decision_id,
+          approvals: s.votes.length,
+          approvals_required: s.approvals_required,
+          ...who,
+        },
       });
     }
   }
@@ -301,25 +313,17 @@ export function consumeApproval(s: GateState, by: string, now: string, reason: s
   return null;
 }
 
-/**
- * How a refusal is ordered. `requesterFirst` (the default) checks who asks before what
- * state the gate is in, so a caller who is not the requester learns nothing about the
- * request's state; gates recorded before that checked the state first and keep doing so
- * on replay.
- */
-export interface RefusalOrder {
-  requesterFirst?: boolean;
-}
-
 /** NotRequester without naming the requester or the state: what any other caller is told. */
 function notRequester(verb: string): Refusal {
   return { type: 'NotRequester', message: `only the requesting agent may ${verb} this request` };
 }
 
-/** Why an executor may not consume now, or null. Only the requesting agent consumes. */
-export function refuseConsume(s: GateState, consumerId: string, order: RefusalOrder = {}): Refusal | null {
-  const requesterFirst = order.requesterFirst ?? true;
-  if (requesterFirst && consumerId !== s.payload.agent_id) return notRequester('consume');
+/**
+ * Why an executor may not consume now, or null. Only the requesting agent consumes; who
+ * asks is checked before the state, so another caller learns nothing about the request.
+ */
+export function refuseConsume(s: GateState, consumerId: string): Refusal | null {
+  if (consumerId !== s.payload.agent_id) return notRequester('consume');
   if (s.status !== 'approved') {
     const t = transition(s.status, 'consume');
     if (!t.ok) return t.refusal;
@@ -332,31 +336,18 @@ export function refuseConsume(s: GateState, consumerId: string, order: RefusalOr
           ? 'this request is executed by its gate (tool executor); it cannot be consumed from outside'
           : 'this request is consumed by the workflow that opened it; it cannot be consumed from outside',
     };
-  if (consumerId !== s.payload.agent_id)
-    return {
-      type: 'NotRequester',
-      message: `only ${s.payload.agent_id}, the requesting agent, may consume this approval`,
-    };
   return null;
 }
 
-/** Why an actor may not cancel, or null. The requester or the owning run may cancel a pending request. */
-export function refuseCancel(
-  s: GateState,
-  actorId: string,
-  actorType: 'agent' | 'system',
-  order: RefusalOrder = {},
-): Refusal | null {
-  const requesterFirst = order.requesterFirst ?? true;
+/**
+ * Why an actor may not cancel, or null. The requester or the owning run may cancel a
+ * pending request; as for consume, who asks is checked before the state.
+ */
+export function refuseCancel(s: GateState, actorId: string, actorType: 'agent' | 'system'): Refusal | null {
   const stranger = actorType !== 'system' && actorId !== s.payload.agent_id;
-  if (requesterFirst && stranger) return notRequester('cancel');
+  if (stranger) return notRequester('cancel');
   const t = transition(s.status, 'cancel');
   if (!t.ok) return t.refusal;
-  if (stranger)
-    return {
-      type: 'NotRequester',
-      message: `only ${s.payload.agent_id}, the requesting agent, may cancel this request`,
-    };
   return null;
 }
 

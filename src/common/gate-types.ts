@@ -1,5 +1,5 @@
 import type { AuditEvent, AuditEventType, ActorType } from './audit';
-import type { DecisionResult, DecisionWord } from './decision';
+import type { DecisionResult, DecisionWord, ReviewerAuth } from './decision';
 import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
 import type { PolicyDecision, ShadowResult } from '../policy/policy-evidence';
@@ -43,12 +43,6 @@ export interface GateInput {
    * cannot grow a gate's history without bound.
    */
   max_history_events?: number;
-  /**
-   * The gate's patch baseline, chosen by its creator (the newest the creator's code knows,
-   * `CURRENT_PATCH_BASELINE`). A worker that knows it starts the gate on it without
-   * recording a patch marker; one that does not asks its patches as before.
-   */
-  patch_baseline?: string;
   /** Set by the gate itself when it continues as new: what the previous execution held. */
   continued?: GateCarry;
   /**
@@ -114,6 +108,10 @@ export interface Vote {
   at: string;
   /** The standing grant this vote asks for (every approving vote must name the same one). */
   grant?: VoteGrant;
+  /** How the reviewer authenticated, when the API recorded it. */
+  auth?: ReviewerAuth;
+  /** The reviewer's roles when they voted, recorded with `auth`. */
+  roles?: string[];
 }
 
 /** What the executing tool reported: an execution result, never a policy block. */
@@ -147,7 +145,15 @@ export interface GateState {
   approvals_required: number;
   votes: Vote[];
   /** The decision that settled the request. */
-  decision?: { decision: DecisionWord; reviewer_id: string; reason?: string; note?: string; at: string };
+  decision?: {
+    decision: DecisionWord;
+    reviewer_id: string;
+    reason?: string;
+    note?: string;
+    at: string;
+    /** How the deciding reviewer authenticated, when the API recorded it. */
+    auth?: ReviewerAuth;
+  };
   /** Args that will run: the requested ones, or a reviewer's modification. */
   final_args: Record<string, unknown>;
   final_args_sha256: string;

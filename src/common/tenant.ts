@@ -32,6 +32,8 @@ export interface Principal {
   roles?: string[];
   /** Set for a person signed in with an OpenID Connect ID token; absent for an API key. */
   via?: 'oidc';
+  /** With `via: 'oidc'`: the issuer whose ID token named the person (`id` is its subject). */
+  issuer?: string;
 }
 
 /**

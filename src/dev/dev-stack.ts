@@ -9,6 +9,7 @@ import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
 import { installWorkerRuntime } from '../worker/runtime';
 import { startTracing } from '../telemetry/tracing';
+import { devSigningKeyFiles, generateSigningKey, SigningKeys } from '../evidence/signing-keys';
 
 /** A running local stack: dev server (unless TEMPORAL_ADDRESS), worker and HTTP API. */
 export interface DevStack {
@@ -29,6 +30,7 @@ export async function startDevStack(
   domains: readonly DomainSource[] = configuredDomains(),
 ): Promise<DevStack> {
   fs.mkdirSync(cfg.dataDir, { recursive: true });
+  cfg = withDevSigningKey(cfg, log);
   // The worker's own state-change chatter stays out of the console unless GATE_LOG_LEVEL asks for it.
   installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL });
   startTracing('approval-gate'); // one process: API, worker, workflows and activities in one service
@@ -72,6 +74,19 @@ export async function startDevStack(
     await server?.stop();
     throw err;
   }
+}
+
+/**
+ * GATE_SIGNING_KEY_FILE unset: the data dir's own key (made on the first start, kept
+ * after), with a retired-keys directory beside it, so evidence exports work out of the box.
+ */
+function withDevSigningKey(cfg: GateConfig, log: (line: string) => void): GateConfig {
+  if (cfg.signingKeyFile) return cfg;
+  const dev = devSigningKeyFiles(cfg.dataDir);
+  if (!fs.existsSync(dev.keyFile)) generateSigningKey(dev.keyFile);
+  const keyid = SigningKeys.load({ keyFile: dev.keyFile }).keyid;
+  log(`evidence: signing bundles with key ${keyid} (${dev.keyFile})`);
+  return { ...cfg, signingKeyFile: dev.keyFile, signingKeysRetiredDir: cfg.signingKeysRetiredDir ?? dev.retiredDir };
 }
 
 /**

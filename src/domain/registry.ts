@@ -1,3 +1,4 @@
+import { brandErrorClass, ConfigurationError } from '../common/errors';
 import type { DomainAdapter, DomainContext, DomainSource, DomainTool } from './types';
 
 /** The domains a worker or API serves, looked up by name. */
@@ -14,15 +15,15 @@ export interface DomainRegistry {
 }
 
 /** A domain name nobody registered: a configuration or request error, never retried into success. */
-export class UnknownDomainError extends Error {
+export class UnknownDomainError extends ConfigurationError {
   constructor(
     readonly domain: string,
     registered: string[],
   ) {
     super(`unknown domain "${domain}"; registered domains: ${registered.join(', ') || '(none)'}`);
-    this.name = new.target.name;
   }
 }
+brandErrorClass(UnknownDomainError, 'UnknownDomainError');
 
 /**
  * Builds the registry. Names are looked up as own properties of prototype-less

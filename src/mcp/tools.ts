@@ -7,7 +7,7 @@ import type { GateHttpClient, Json } from '../cli/http';
 import { describeError } from '../cli/io';
 import { nextStep } from './status-guidance';
 
-/** Input of `request_action_approval`: the evidence the agent knows (DESIGN section 3). */
+/** Input of `request_action_approval`: the evidence the agent knows (docs/concepts.md). */
 export const RequestApprovalInput = {
   /** Namespaced verb. */
   action: Action.describe('namespaced verb of the action, e.g. "refund.create" or "db.migrate"'),

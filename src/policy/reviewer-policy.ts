@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brandErrorClass, ConfigurationError } from '../common/errors';
 import { sharedSchema } from '../common/shared-schema';
 import type { PolicyFileV2 } from './policy-v2';
 
@@ -89,15 +90,15 @@ export const ReviewerRequirement = sharedSchema('reviewer-policy.ReviewerRequire
 export type ReviewerRequirement = z.infer<typeof ReviewerRequirement>;
 
 /** Thrown by `validatePolicy` with every problem, one per line, each naming its place in the file. */
-export class PolicyFileError extends Error {
+export class PolicyFileError extends ConfigurationError {
   constructor(
     readonly source: string,
     readonly problems: string[],
   ) {
     super(`reviewer policy ${source} is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = new.target.name;
   }
 }
+brandErrorClass(PolicyFileError, 'PolicyFileError');
 
 /** Validates a parsed rule file. Throws PolicyFileError naming each bad field (`rules[2].roles[0]: ...`). */
 export function validatePolicy(parsed: unknown, sha256: string, source: string): ReviewerPolicy {

@@ -3,11 +3,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
+import { ancestry, pgPlacement, relocationBase, relocationNote, type DirMode, type PgAccount } from './pg-placement';
 import { PG_DATABASES, PG_ROLE, type StackSettings } from './settings';
 
-/** The cluster's directory (scripts/start-postgres.sh layout: data/, postgres.log, the socket). */
+/**
+ * The cluster's directory as the stack names it (scripts/start-postgres.sh layout: data/,
+ * postgres.log, the socket): GATE_DATA_DIR/stack/pg, or a link there to the directory the
+ * cluster lives in when PostgreSQL's account cannot reach the data dir (see `clusterDir`).
+ */
 export function pgDir(s: Pick<StackSettings, 'dir'>): string {
   return path.join(s.dir, 'pg');
+}
+
+/** Where the cluster really is: `pgDir` with its link followed, the path PostgreSQL's own account must use. */
+export function clusterDir(s: Pick<StackSettings, 'dir'>): string {
+  try {
+    return fs.realpathSync(pgDir(s));
+  } catch {
+    return pgDir(s);
+  }
 }
 
 /** The postmaster's pid from its pid file, when the cluster runs. */
@@ -24,11 +38,16 @@ export function postgresPid(s: Pick<StackSettings, 'dir'>): number | undefined {
 /**
  * Starts (initialising on first use) the stack's PostgreSQL with Debian's binaries via
  * scripts/start-postgres.sh, durable (fsync and synchronous commit on) and with the stack's
- * server settings (PG_SERVER_SETTINGS), and returns its pid.
+ * server settings (PG_SERVER_SETTINGS), and returns its pid. As root with a data dir that
+ * PostgreSQL's account cannot reach (a private `mktemp -d`), the cluster lives elsewhere
+ * (`preparePgDir`), which `log` says.
  */
-export function startPostgres(s: Pick<StackSettings, 'dir' | 'pgPort' | 'pgSettings'>): number {
-  fs.mkdirSync(pgDir(s), { recursive: true });
-  const r = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'start-postgres.sh'), pgDir(s), String(s.pgPort)], {
+export function startPostgres(
+  s: Pick<StackSettings, 'dir' | 'pgPort' | 'pgSettings'>,
+  log: (line: string) => void = () => undefined,
+): number {
+  const dir = preparePgDir(s, log);
+  const r = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'start-postgres.sh'), dir, String(s.pgPort)], {
     encoding: 'utf8',
     timeout: 120_000,
     env: {
@@ -44,13 +63,88 @@ export function startPostgres(s: Pick<StackSettings, 'dir' | 'pgPort' | 'pgSetti
     throw new Error(`PostgreSQL's server binaries are missing: apt-get install postgresql\n${r.stderr}`);
   if (r.status !== 0) throw new Error(`PostgreSQL did not start (exit ${r.status}):\n${r.stderr}`);
   const pid = postgresPid(s);
-  if (!pid) throw new Error(`PostgreSQL started but wrote no postmaster.pid in ${pgDir(s)}`);
+  if (!pid) throw new Error(`PostgreSQL started but wrote no postmaster.pid in ${dir}`);
   return pid;
+}
+
+/**
+ * Makes `pgDir` ready and returns the directory to give start-postgres.sh. A link made by
+ * an earlier `up` is followed. Otherwise, as root, when PostgreSQL's account cannot pass
+ * through a directory above the data dir, the cluster gets a directory of its own where
+ * that account can reach it (its home, else /var/tmp or /tmp), linked from `pgDir` so
+ * `down`, `status` and the next `up` find it; the parents of the data dir stay as they are.
+ */
+export function preparePgDir(s: Pick<StackSettings, 'dir'>, log: (line: string) => void): string {
+  const link = pgDir(s);
+  fs.mkdirSync(s.dir, { recursive: true });
+  const existing = fs.lstatSync(link, { throwIfNoEntry: false });
+  if (existing?.isSymbolicLink()) {
+    if (!fs.existsSync(link))
+      throw new Error(
+        `the stack's PostgreSQL data in ${fs.readlinkSync(link)} (linked from ${link}) is gone; remove the link to start an empty cluster`,
+      );
+    return fs.realpathSync(link);
+  }
+  const root = process.getuid?.() === 0;
+  const account = root ? pgAccount() : undefined;
+  const placement = account
+    ? pgPlacement({ root, account, dirs: ancestry(fs.realpathSync(s.dir)).map(statDir) })
+    : ({ where: 'data-dir' } as const);
+  if (placement.where === 'data-dir' || !account) {
+    fs.mkdirSync(link, { recursive: true });
+    return link;
+  }
+  if (existing) {
+    // An empty directory is what a start refused before this existed left; a cluster in it cannot run.
+    if (fs.readdirSync(link).length > 0)
+      throw new Error(
+        `user ${account.name} cannot reach the PostgreSQL cluster in ${link} (${placement.blocked.path} is not traversable); ` +
+          `make the data dir's parents traversable (chmod o+x) or move the cluster`,
+      );
+    fs.rmdirSync(link);
+  }
+  const base = relocationBase(
+    [account.home, '/var/tmp', '/tmp']
+      .filter((d): d is string => Boolean(d) && fs.existsSync(d!))
+      .map((d) => ({ dir: d, dirs: ancestry(fs.realpathSync(d)).map(statDir) })),
+    account,
+  );
+  if (!base) throw new Error(`user ${account.name} can reach neither its home, /var/tmp nor /tmp`);
+  const target = fs.mkdtempSync(path.join(base, 'approval-gate-stack-pg-'));
+  // Whose cluster this is, for whoever finds it later; start-postgres.sh hands the directory to the account.
+  fs.writeFileSync(path.join(target, 'linked-from'), `${link}\n`);
+  fs.symlinkSync(target, link);
+  log(relocationNote(account, placement.blocked, target, link));
+  return target;
+}
+
+function statDir(p: string): DirMode {
+  const st = fs.statSync(p);
+  return { path: p, mode: st.mode, uid: st.uid, gid: st.gid };
+}
+
+/** The account start-postgres.sh runs PostgreSQL as when started by root: `postgres`, else `nobody`. */
+function pgAccount(): PgAccount & { home?: string } {
+  const users = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map((l) => l.split(':'));
+  const user = users.find((u) => u[0] === 'postgres') ?? users.find((u) => u[0] === 'nobody');
+  if (!user) throw new Error('neither user postgres nor nobody exists to run PostgreSQL as');
+  const [name, , uid, gid, , home] = user as [string, string, string, string, string, string];
+  const groups = fs
+    .readFileSync('/etc/group', 'utf8')
+    .split('\n')
+    .map((l) => l.split(':'))
+    .filter((g) => (g[3] ?? '').split(',').includes(name))
+    .map((g) => Number(g[2]));
+  return { name, uid: Number(uid), gids: [Number(gid), ...groups], home };
 }
 
 /** Stops the stack's PostgreSQL and keeps its data (`mode`: fast for `down`, immediate for chaos). */
 export function stopPostgres(s: Pick<StackSettings, 'dir'>, mode: 'fast' | 'immediate' = 'fast'): void {
-  const data = path.join(pgDir(s), 'data');
+  // The real path: PostgreSQL's own account may not pass through the data dir that links to it.
+  const data = path.join(clusterDir(s), 'data');
   if (!fs.existsSync(path.join(data, 'postmaster.pid'))) return;
   const version = fs.readFileSync(path.join(data, 'PG_VERSION'), 'utf8').trim();
   const pgCtl = path.join(process.env.PG_BIN ?? `/usr/lib/postgresql/${version}/bin`, 'pg_ctl');

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { brandErrorClass, UnavailableError } from '../common/errors';
 
 /** A process the stack started and left running on its own (detached, output in a log file). */
 export interface Daemon {
@@ -61,7 +62,8 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Thrown by an `until` check to stop waiting at once (the process it waits for has exited). */
-export class StopWaiting extends Error {}
+export class StopWaiting extends UnavailableError {}
+brandErrorClass(StopWaiting, 'StopWaiting');
 
 /**
  * Polls `check` until it returns a value (not undefined), or throws `what` with the last

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 
 /**
- * The production layout's settings (DESIGN section 10), shared by `gate stack` and
+ * The production layout's settings (docs/production.md), shared by `gate stack` and
  * checked against docker-compose.yml by test/unit/stack-compose.test.ts, so the two
  * describe one deployment.
  */

@@ -15,7 +15,7 @@ import {
   type ServerTools,
 } from './temporal-server';
 
-/** What `gate stack up --json` prints (DESIGN section 10); also kept in GATE_DATA_DIR/stack/state.json. */
+/** What `gate stack up --json` prints (docs/production.md); also kept in GATE_DATA_DIR/stack/state.json. */
 export interface StackInfo {
   api_url: string;
   temporal_address: string;
@@ -189,7 +189,7 @@ export async function stackUp(s: StackSettings, log: (l: string) => void): Promi
   const tools = ensureServerBuilt(s, log);
 
   log(`postgres: starting on 127.0.0.1:${s.pgPort} (data in ${path.join(s.dir, 'pg')})`);
-  const pg = startPostgres(s);
+  const pg = startPostgres(s, log);
   const started: { pid: number; name: string }[] = [];
   try {
     await ensureRoleAndGateDb(s);

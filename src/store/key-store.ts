@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { brandErrorClass, ConfigurationError } from '../common/errors';
 import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../common/tenant';
 import { addColumnIfMissing, migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
 import { infoOf, parseRoles, type KeyRow, type KeyStatus } from './key-row';
@@ -29,27 +30,27 @@ export interface KeyInfo extends Principal {
 export type KeyRefusal = 'unknown' | 'revoked' | 'expired' | 'rotated';
 
 /** Thrown by `create` when the id already has a live key of that kind. */
-export class KeyExistsError extends Error {
+export class KeyExistsError extends ConfigurationError {
   constructor(
     readonly kind: KeyKind,
     readonly id: string,
   ) {
     super(`a ${kind} key with id "${id}" already exists`);
-    this.name = new.target.name;
   }
 }
+brandErrorClass(KeyExistsError, 'KeyExistsError');
 
 /** Thrown by `rotate`, `revoke` and `setRoles` when no such key is live. */
-export class KeyNotFoundError extends Error {
+export class KeyNotFoundError extends ConfigurationError {
   constructor(
     readonly kind: KeyKind | undefined,
     readonly id: string,
     why = 'no live key',
   ) {
     super(`${why} ${kind ? `of kind ${kind} ` : ''}with id "${id}"`);
-    this.name = new.target.name;
   }
 }
+brandErrorClass(KeyNotFoundError, 'KeyNotFoundError');
 
 const KEY_SHAPE = /^gk_(agent|reviewer)_[A-Za-z0-9_-]{43}$/;
 const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,199}$/;

@@ -1,15 +1,12 @@
+import { brandErrorClass, UnavailableError } from '../common/errors';
+
 /**
  * The gate's database did not answer: refused, dropped or shutting down. Nothing is
  * known to have been decided or written, so the caller may retry (`retryable`): the API
  * answers 503, and an activity leaves it to Temporal's retry policy.
  */
-export class StoreUnavailableError extends Error {
-  readonly retryable = true;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
+export class StoreUnavailableError extends UnavailableError {}
+brandErrorClass(StoreUnavailableError, 'StoreUnavailableError');
 
 const NODE_CODES = new Set([
   'ECONNREFUSED',

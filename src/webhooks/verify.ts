@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { brandErrorClass, RefusedError } from '../common/errors';
 import { webhookSigner } from './sign';
 
 /**
@@ -6,12 +7,8 @@ import { webhookSigner } from './sign';
  * stale or future timestamp, or a body that is not an event. Answer it with 4xx and
  * do not act on it.
  */
-export class WebhookVerificationError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export class WebhookVerificationError extends RefusedError {}
+brandErrorClass(WebhookVerificationError, 'WebhookVerificationError');
 
 /** The body of every approval-gate webhook. */
 export interface WebhookEvent {

@@ -15,3 +15,13 @@ export type {
 } from '../domain/types';
 export { approvalGatePlugin, type ApprovalGatePluginOptions } from './plugin';
 export { migrateUnderLock, type Db } from '../store/db';
+export {
+  ApprovalGateError,
+  ConfigurationError,
+  RefusedError,
+  UnavailableError,
+  DomainToolError,
+  isDomainToolError,
+  ModelError,
+} from '../common/errors';
+export { PolicyFileError } from '../policy/reviewer-policy';

@@ -3,7 +3,6 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
-  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -14,22 +13,13 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { checkPayload, EvidencePayload, payloadSha256 } from '../common/evidence';
 import type { GateInput, GateState } from '../common/gate-state';
 import { digest } from '../common/hashing';
-import { RoleName, type RecordedReview } from '../policy/reviewer-policy';
+import { RoleName } from '../policy/reviewer-policy';
 import { TENANT_SHAPE } from '../common/tenant';
 import type { GateActivities } from '../worker/activities/contracts';
 import type { approvalGateWorkflow } from './gate/approval-gate';
 import { GATE_TENANT, gateStartAttributes } from './gate/messages';
-import { CURRENT_PATCH_BASELINE } from './gate/patch-baseline';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
-
-/**
- * Patch id of the worker's rule file and the tenant on workflow gates: before the gate
- * starts, an activity applies GATE_POLICY_FILE (on the worker that hosts the gate) and the
- * gate gets a `GateTenant`. Histories before it open gates with the request's approvals only,
- * in the default tenant.
- */
-export const WORKFLOW_GATE_POLICY_PATCH = 'workflow-gate-policy-tenant-v1';
 
 const Roles = z.array(RoleName).min(1).max(50);
 const RULES_OPTIONS = { startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumAttempts: 5 } } as const;
@@ -78,9 +68,7 @@ export async function openGate(
     : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
   const badApprovals = !Number.isInteger(approvals) || approvals < 1 || approvals > 10;
   const badRoles = request.reviewer_roles !== undefined && !Roles.safeParse(request.reviewer_roles).success;
-  // Decided once per gate, before its first new command: histories before it start the gate as they did.
-  const current = patched(WORKFLOW_GATE_POLICY_PATCH);
-  const badTenant = current && tenant !== undefined && !TENANT_SHAPE.test(tenant);
+  const badTenant = tenant !== undefined && !TENANT_SHAPE.test(tenant);
   if (!parsed.success || problems || badApprovals || !(ttlMs > 0) || badRoles || badTenant)
     throw invalid([
       problems,
@@ -90,16 +78,13 @@ export async function openGate(
       badTenant ? `tenant: "${tenant}" is not a tenant id (1-63 of a-z 0-9 _ -)` : '',
     ]);
   const gateQueue = options.taskQueue ?? info.taskQueue;
-  let review: RecordedReview = { approvals_required: approvals };
-  if (current) {
-    const r = await reviewersOn(gateQueue, {
-      action: parsed.data.action,
-      approvals_required: approvals,
-      ...(request.reviewer_roles ? { reviewer_roles: request.reviewer_roles } : {}),
-    });
-    if ('problem' in r) throw invalid([r.problem]);
-    review = r;
-  }
+  // The rule file of a worker that hosts the gate may raise the approvals and name the roles that decide.
+  const review = await reviewersOn(gateQueue, {
+    action: parsed.data.action,
+    approvals_required: approvals,
+    ...(request.reviewer_roles ? { reviewer_roles: request.reviewer_roles } : {}),
+  });
+  if ('problem' in review) throw invalid([review.problem]);
   const payload = review.reviewer_policy ? { ...parsed.data, reviewer_policy: review.reviewer_policy } : parsed.data;
   const tooLarge = review.reviewer_policy ? checkPayload(payload) : null;
   if (tooLarge) throw invalid([tooLarge.message]);
@@ -117,7 +102,6 @@ export async function openGate(
       workflow_id: info.workflowId,
       ...(recheck ? { recheck: { activity: recheck.activity, task_queue: recheck.taskQueue ?? info.taskQueue } } : {}),
     },
-    patch_baseline: CURRENT_PATCH_BASELINE,
   };
   let child;
   try {
@@ -131,7 +115,7 @@ export async function openGate(
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       ...gateStartAttributes(input, requestId, {
         runId: info.workflowId,
-        ...(current && tenant !== undefined ? { tenant } : {}),
+        ...(tenant !== undefined ? { tenant } : {}),
       }),
     });
   } catch (err) {

@@ -3,7 +3,7 @@ import type { Snapshot } from '../common/evidence';
 import type { Interaction } from '../common/interaction';
 
 /**
- * What a workflow asks a person to approve: the evidence of DESIGN section 3 that the
+ * What a workflow asks a person to approve: the evidence payload of docs/concepts.md that the
  * caller knows (the gate adds the ids, hashes and deadline), plus how long it may wait.
  */
 export interface ApprovalRequest {

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config';
 import { tripDomain } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
+import { generateSigningKey } from '../../src/evidence/signing-keys';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
@@ -39,7 +40,9 @@ beforeAll(async () => {
     port: await freePort(),
     temporalAddress: process.env.TEMPORAL_ADDRESS,
     taskQueue: worker.taskQueue,
+    signingKeyFile: path.join(dir, 'signing.pem'), // evidence exports answer, as in a configured deployment
   };
+  generateSigningKey(cfg.signingKeyFile);
   api = await startApiServer(cfg, { domains: [tripDomain] });
   const store = new KeyStore(db);
   await store.migrate();
@@ -109,8 +112,12 @@ const segment = fc.oneof(
 const query = fc
   .array(
     fc.tuple(
-      fc.constantFrom('status', 'target', 'agent_id', 'limit', 'run_id', 'cursor', '__proto__', 'x'),
-      fc.oneof(segment, fc.constantFrom('requested', 'approved', '0', '-1', '501', '1.5', 'NaN')),
+      fc.constantFrom('status', 'target', 'agent_id', 'limit', 'since', 'before', 'run_id', 'cursor', '__proto__', 'x'),
+      fc.oneof(
+        segment,
+        fc.constantFrom('requested', 'approved', '0', '-1', '501', '1.5', 'NaN', '2026-01-01', '9999-12-31T23:59:59Z'),
+        fc.constantFrom('2026-02-30', '0000-01-01', '2026-01-01T00:00:00%2B14:00', '275760-09-13'),
+      ),
     ),
     { maxLength: 4 },
   )

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiHarness } from './api-harness';
+import { ApiHarness, evidence } from './api-harness';
 
 // Small limits so the test reaches them quickly; the production defaults are in src/api/http-limits.ts.
 const LIMITS = { requestsPerMinute: 40, authFailures: 20, authFailureWindowMs: 60_000 };
@@ -77,7 +77,7 @@ describe('rate limits', () => {
     expect((await h.http('GET', '/v1/approvals?limit=1', { key: h.keys.reviewer2 })).status).toBe(200);
   });
 
-  it('answers 429 to an address that keeps presenting bad keys, before any key is looked at', async () => {
+  it('answers 429 to an address that keeps presenting bad keys, whichever bad keys it tries', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 300; i++) statuses.push((await h.http('GET', '/v1/approvals', { key: badKey() })).status);
     const first429 = statuses.indexOf(429);
@@ -88,7 +88,19 @@ describe('rate limits', () => {
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(res.body.error.code).toBe('rate_limited');
-    // Locked out means locked out: from this address even a good key waits for the window.
-    expect((await h.http('GET', '/v1/approvals', { key: h.keys.reviewer })).status).toBe(429);
+  });
+
+  it('never refuses a valid key for the failed attempts of others at its address', async () => {
+    // Agents share egress addresses: one misconfigured agent must not lock out the good ones.
+    for (let i = 0; i <= LIMITS.authFailures; i++) await h.http('GET', '/v1/approvals', { key: badKey() });
+    expect((await h.http('GET', '/v1/approvals', { key: badKey() })).status).toBe(429);
+    for (const key of [h.keys.reviewer, h.keys.agent]) {
+      const res = await h.http('GET', '/v1/approvals', { key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('retry-after')).toBeNull();
+    }
+    expect((await h.create(evidence())).status).toBe(201);
+    // A further bad attempt from the address is still turned away.
+    expect((await h.http('GET', '/v1/approvals', { key: badKey() })).status).toBe(429);
   });
 });

@@ -14,6 +14,7 @@ import { storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { OidcVerifier, type OidcSettings } from '../../src/api/oidc';
 import type { ReviewerPolicy } from '../../src/policy/reviewer-policy';
+import type { SigningKeys } from '../../src/evidence/signing-keys';
 
 /** What a test may change in the API it starts. */
 export interface HarnessOptions {
@@ -27,6 +28,8 @@ export interface HarnessOptions {
   limits?: HttpLimits;
   /** Whose X-Forwarded-For the API believes (GATE_TRUST_PROXY); none when absent. */
   trustProxy?: TrustProxy;
+  /** The keys that sign evidence bundles; exports answer 503 without them. */
+  signing?: SigningKeys;
 }
 
 /** A response as the tests read it. */
@@ -104,6 +107,7 @@ export class ApiHarness {
       oidc,
       limits: opts.limits,
       trustProxy: opts.trustProxy,
+      signing: opts.signing,
     });
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -135,6 +139,11 @@ export class ApiHarness {
   /** The task queue the harness's worker (or the stack's workers) polls. */
   get taskQueue(): string {
     return this.parts.worker?.taskQueue ?? this.parts.taskQueue!;
+  }
+
+  /** The store the API and the worker share, for tests that reach behind the API's back. */
+  get db(): Db {
+    return this.parts.db;
   }
 
   /** A further key (in the default tenant unless given), for tests that need more callers. */

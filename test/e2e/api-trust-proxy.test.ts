@@ -57,6 +57,8 @@ describe('GATE_TRUST_PROXY', () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMITS.authFailures + 3; i++) statuses.push((await failAs(direct, `203.0.113.${i}`)).status);
     expect(statuses).toEqual([...Array(LIMITS.authFailures).fill(401), 429, 429, 429]);
-    expect((await failAs(direct, '198.51.100.20', direct.keys.reviewer)).status).toBe(429);
+    expect((await failAs(direct, '198.51.100.20')).status).toBe(429);
+    // A valid key is never refused for failed attempts, locked-out address or not.
+    expect((await failAs(direct, '198.51.100.21', direct.keys.reviewer)).status).toBe(200);
   });
 });

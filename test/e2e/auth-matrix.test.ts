@@ -8,6 +8,7 @@ import { tripDomain } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { loadPolicyFile } from '../../src/policy/load-file';
+import { generateSigningKey } from '../../src/evidence/signing-keys';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
@@ -224,6 +225,14 @@ const MATRIX: Record<string, RouteSpec> = {
     own: 200,
   },
   'GET /v1/approvals/:id/audit': { who: 'any', shape: 'item', target: requestItem('/audit'), own: 200 },
+  'GET /v1/approvals/:id/evidence': { who: 'any', shape: 'item', target: requestItem('/evidence'), own: 200 },
+  // Public keys only: an auditor verifies bundles without holding an API key.
+  'GET /v1/signing-keys': {
+    who: 'public',
+    shape: 'public',
+    target: async () => ({ path: '/v1/signing-keys' }),
+    own: 200,
+  },
   'POST /v1/runs': {
     who: 'agent',
     shape: 'create',
@@ -414,7 +423,9 @@ beforeAll(async () => {
     temporalAddress: process.env.TEMPORAL_ADDRESS,
     taskQueue: worker.taskQueue,
     policyFile,
+    signingKeyFile: path.join(dir, 'signing.pem'),
   };
+  generateSigningKey(cfg.signingKeyFile);
   api = await startApiServer(cfg, { domains: [tripDomain] });
   const store = new KeyStore(db);
   await store.migrate();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium (`apt-get install -y chromium`); `.ci/run` installs it on a clean machine. */
+/** Debian's Chromium (`apt-get install -y chromium`); `npm test` installs it on a clean machine (scripts/install-test-deps.sh). */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
@@ -21,7 +21,7 @@ export function skipBrowserTests(): boolean {
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(
-      `${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium, as .ci/run does) or set GATE_SKIP_BROWSER=1 to skip the browser tests`,
+      `${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium, as npm test's pretest does) or set GATE_SKIP_BROWSER=1 to skip the browser tests`,
     );
   }
   return chromium.launch({

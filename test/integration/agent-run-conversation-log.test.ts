@@ -13,10 +13,8 @@ import { ConversationStore } from '../../src/store/conversation-store';
 import { openSqlite, type Db } from '../../src/store/db';
 import type { RunInput, RunView } from '../../src/workflow/agent-run/messages';
 import { createModel } from '../../src/worker/models';
-import { AuditStore } from '../../src/store/audit-store';
-import { unpackBundle } from '../replay/bundle-commit';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
-import { decidePending, draftAndValidate, startRun, waitForRun } from '../support/run-harness';
+import { waitForRun } from '../support/run-harness';
 
 // A conversation larger than Temporal's 2 MB payload limit: model calls, hand-overs
 // (continue-as-new) and views name the stored conversation log instead of carrying it.
@@ -55,8 +53,6 @@ let connection: Connection;
 let db: Db;
 let worker: RunningWorker;
 let activities: Awaited<ReturnType<typeof createActivities>>['activities'];
-/** The release before the conversation log: its executions save the conversation at each hand-over (its bundle is checked in). */
-const PRE_LOG_RELEASE = 'fbe9902';
 
 beforeAll(async () => {
   ({ client, connection } = await testClient());
@@ -200,45 +196,5 @@ describe('agentRun conversation log', () => {
     expect(end.error_type).toBe('BrokenConversation');
     expect(end.error).toMatch(/hash chain mismatch/);
     await expect(handle.result()).rejects.toThrow();
-  }, 120_000);
-
-  it('finishes a run that the release before the log handed over, with its gate open across the deploy', async () => {
-    const queue = `log-upgrade-${randomUUID()}`;
-    const old = await startTestWorker(activities, queue, unpackBundle(PRE_LOG_RELEASE));
-    // One turn per execution, each conversation saved to run_conversations (the old hand-over).
-    const runId = await startRun(
-      client,
-      queue,
-      [
-        ...draftAndValidate(800000),
-        { content: '', tool_calls: [{ id: 'c3', name: 'submit_trip_request', args: {} }] },
-        { content: 'Submitted, budget {{value:c3.budget}} KRW.' },
-      ],
-      { continue_as_new: { turns_per_execution: 1, inline_conversation_bytes: 1 } },
-    );
-    await waitForRun(client, runId, (v) => v.pending_approvals.length > 0);
-    await old.stop();
-
-    const current = await startTestWorker(activities, queue);
-    try {
-      await decidePending(client, runId, { decision: 'approve' });
-      const v = await waitForRun(client, runId, (x) => ['completed', 'failed'].includes(x.status), 60_000);
-      expect(v).toMatchObject({ status: 'completed', final_answer: 'Submitted, budget 800,000 KRW.', executions: 4 });
-      expect(validateConversation(v.messages)).toEqual([]);
-      // Executions 2 and 3 were handed over by the old code (a saved conversation), execution 4 by the
-      // old code's execution replayed on today's: the saved form too, which today's code reads back.
-      const saved = await db.query<{ execution: number }>(
-        'SELECT execution FROM run_conversations WHERE run_id = ? ORDER BY execution',
-        [runId],
-      );
-      expect(saved.map((r) => Number(r.execution))).toEqual([2, 3, 4]);
-      // The last execution started on today's code: its model call wrote the conversation to the log.
-      const logged = await db.query('SELECT seq FROM run_messages WHERE run_id = ?', [runId]);
-      expect(logged).toHaveLength(v.messages.length - 1);
-      const events = await new AuditStore(db).list(runId);
-      expect(events.filter((e) => e.event_type === 'run.continued').map((e) => e.data.execution)).toEqual([2, 3, 4]);
-    } finally {
-      await current.stop();
-    }
   }, 120_000);
 });

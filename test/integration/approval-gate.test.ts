@@ -243,7 +243,6 @@ async function stubWorker(domain: Record<string, (...args: never[]) => Promise<u
   const { startTestWorker } = await import('../support/temporal');
   return startTestWorker({
     recheckAndExecuteTool: async () => ({ unsupported: true }),
-    recordAuditEvent: async () => undefined,
     recordAuditEvents: async () => ({ webhook_receivers: 0 }),
     deliverWebhooks: async () => ({ delivered: [] }),
     recheckSnapshot: async () => ({ ok: true }),

@@ -4,8 +4,6 @@ import { temporal } from '@temporalio/proto';
 import { GateClient } from '../../src/client/gate-client';
 import { verifyChain } from '../../src/common/audit';
 import type { AuditStore } from '../../src/store/audit-store';
-import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
-import { unpackBundle } from '../replay/bundle-commit';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { useAuditSuite } from '../support/run-harness';
 import { startTestWorker } from '../support/temporal';
@@ -16,12 +14,8 @@ import { startTestWorker } from '../support/temporal';
  * external gate's lifecycle costs one store activity, at its end, instead of one per
  * update; with the caller's audit intents (recorded before it sends), none at all. The
  * store and the chain must still hold the same events, also when the caller died before
- * its write (recovery reads them from history) or the store refused the intents, and gates opened on the code before the change (commit
- * cd69d84, its bundle checked in; also before the patch baseline) must finish on either code.
+ * its write (recovery reads them from history) or the store refused the intents.
  */
-const BEFORE = 'cd69d84';
-/** The release before audit intents (the gate then sent the caller-written events once more when it ended). */
-const BEFORE_INTENTS = '5440e5e';
 
 let client: Client;
 let audit: AuditStore;
@@ -29,16 +23,6 @@ useAuditSuite((c, a) => {
   client = c;
   audit = a;
 });
-
-/** The ids of the patch markers a gate's history holds, in order. */
-async function patchIds(id: string): Promise<string[]> {
-  const h = await client.workflow.getHandle(id).fetchHistory();
-  return (h.events ?? []).flatMap((e) => {
-    const a = e.markerRecordedEventAttributes;
-    const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
-  });
-}
 
 async function eventTypes(id: string): Promise<string[]> {
   const h = await client.workflow.getHandle(id).fetchHistory();
@@ -69,31 +53,6 @@ async function intentsOf(id: string) {
   return (await audit.staleIntents('9999-12-31T00:00:00.000Z', 10_000)).filter((i) => i.request_id === id);
 }
 
-/**
- * Opens a gate on the checked-in bundle of `commit` (its first task runs there), then
- * approves and consumes it with the current client on the current code; returns its id.
- */
-async function finishOnCurrentCode(commit: string, tag: string): Promise<string> {
-  const taskQueue = `${tag}-${randomUUID()}`;
-  const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-  const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(commit));
-  const { request } = await gates.create(refundBody(tag), { agentId: 'agent-1' });
-  const h = client.workflow.getHandle(request.request_id);
-  expect((await h.query(getGateQuery)).status).toBe('requested'); // its first task ran on the old code
-  await old.stop();
-  const current = await startTestWorker(storeActivities(audit), taskQueue);
-  try {
-    await gates.decide(request.request_id, approve(request.payload_sha256));
-    await gates.consume(request.request_id, 'agent-1');
-    await h.result();
-    expect((await h.query(getAuditQuery)).map((e) => e.event_type)).toEqual(LIFECYCLE);
-    await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-    return request.request_id;
-  } finally {
-    await current.stop();
-  }
-}
-
 describe('on the current code', () => {
   const taskQueue = `caller-${randomUUID()}`;
   let stop: () => Promise<void>;
@@ -116,8 +75,6 @@ describe('on the current code', () => {
     const history = await eventTypes(id);
     // Every event came with the caller's audit intent: the gate does not send them again when it ends.
     expect(history).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
-    // The client declares the patch baseline in the input: no marker, so no TemporalChangeVersion upsert.
-    expect(await patchIds(id)).toEqual([]);
     expect(history.filter((t) => t === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(2); // approved, consumed
     await expectStoreEqualsChain(id, LIFECYCLE);
     expect(await intentsOf(id)).toEqual([]); // each intent went with its write
@@ -206,64 +163,5 @@ describe('on the current code', () => {
     expect(batches).toBeGreaterThanOrEqual(2);
     expect(batches).toBeLessThanOrEqual(3);
     await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-  });
-});
-
-describe('gates opened on the code before caller-written events', () => {
-  it('finish on the current code, the new client writing the events the gate hands back', async () => {
-    const id = await finishOnCurrentCode(BEFORE, 'caller-upgrade');
-    // Opened before the baseline: it keeps the markers of its first task and records none of the baseline.
-    const patches = await patchIds(id);
-    expect(patches).toEqual(expect.arrayContaining(['audit-batch-durable-v1', 'creator-requested-event-v1']));
-    expect(patches.filter((p) => p.startsWith('gate-baseline'))).toEqual([]);
-  });
-
-  it('are decided by the new client on an old worker, which ignores the second argument and writes itself', async () => {
-    const taskQueue = `caller-old-${randomUUID()}`;
-    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE));
-    try {
-      const { request } = await gates.create(refundBody('caller-old'), { agentId: 'agent-1' });
-      const decided = await gates.decide(request.request_id, approve(request.payload_sha256));
-      expect(decided.status).toBe('approved');
-      await gates.consume(request.request_id, 'agent-1');
-      await client.workflow.getHandle(request.request_id).result();
-      const history = await eventTypes(request.request_id);
-      // approve and consume, one batch each, or one for both if the first was still in flight:
-      // the old worker writes them itself either way (the store check below).
-      const batches = history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
-      expect(batches).toBeGreaterThanOrEqual(1);
-      expect(batches).toBeLessThanOrEqual(2);
-      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-    } finally {
-      await old.stop();
-    }
-  });
-});
-
-describe('gates opened on the release before audit intents', () => {
-  it('finish on the current code without the final store write, the new client holding intents', async () => {
-    const id = await finishOnCurrentCode(BEFORE_INTENTS, 'caller-intents-upgrade');
-    // Its second baseline stays; the new path is asked on its own, at the end.
-    expect(await patchIds(id)).toEqual(['gate-baseline-v2', 'caller-recorded-events-v1']);
-    expect(await eventTypes(id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
-    expect(await intentsOf(id)).toEqual([]);
-  });
-
-  it('are finished by a worker of that release, which ignores the intents and sends the events again', async () => {
-    const taskQueue = `caller-intents-old-${randomUUID()}`;
-    const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
-    const old = await startTestWorker(storeActivities(audit), taskQueue, unpackBundle(BEFORE_INTENTS));
-    try {
-      const { request } = await gates.create(refundBody('caller-intents-old'), { agentId: 'agent-1' });
-      await gates.decide(request.request_id, approve(request.payload_sha256));
-      await gates.consume(request.request_id, 'agent-1');
-      await client.workflow.getHandle(request.request_id).result();
-      const history = await eventTypes(request.request_id);
-      expect(history.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
-      await expectStoreEqualsChain(request.request_id, LIFECYCLE);
-    } finally {
-      await old.stop();
-    }
   });
 });

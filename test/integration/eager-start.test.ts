@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { AuditEvent } from '../../src/common/audit';
 import { GateClient } from '../../src/client/gate-client';
 import { refundBody } from '../support/gate-fixtures';
 
@@ -24,7 +23,6 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: { codePath: process.env.GATE_TEST_WORKFLOW_BUNDLE! },
     activities: {
-      recordAuditEvent: async (_e: AuditEvent) => undefined,
       recordAuditEvents: async () => ({ webhook_receivers: 0 }),
       deliverWebhooks: async () => ({ delivered: [] }),
     },

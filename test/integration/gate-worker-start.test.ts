@@ -1,5 +1,6 @@
 import { Runtime, DefaultLogger, type LogEntry } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { randomUUID } from 'node:crypto';
 import { createGateWorker } from '../../src/worker';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
@@ -23,7 +24,7 @@ describe('createGateWorker', () => {
     const namespace = `fresh-${randomUUID().slice(0, 8)}`;
     await connection.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: { seconds: 86_400 },
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
     });
     const before = await connection.operatorService.listSearchAttributes({ namespace });
     expect(Object.keys(before.customAttributes ?? {})).not.toContain(SEARCH_ATTRIBUTE_NAMES.status);

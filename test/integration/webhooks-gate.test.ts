@@ -70,7 +70,6 @@ beforeAll(async () => {
       secret,
       logger: { info: () => undefined, warn: () => undefined },
     }),
-    recordAuditEvent: async () => undefined,
     recordAuditEvents: async () => ({ webhook_receivers: 2 }),
     recheckSnapshot: async () => ({ ok: true }),
     executeTool: async () => ({ content: 'not used by the external executor' }),

@@ -30,14 +30,20 @@ export function packTarball(dir: string): string {
   const key = sourceHash();
   const cached = path.join(dir, `approval-gate-${key}.tgz`);
   if (fs.existsSync(cached)) return cached;
-  const stage = fs.mkdtempSync(path.join(dir, 'stage-'));
-  for (const f of SOURCES) fs.cpSync(path.join(repo, f), path.join(stage, f), { recursive: true });
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(stage, 'node_modules'));
+  const stage = stageSources(dir);
   const out = run('npm', ['pack', '--json', '--pack-destination', stage], stage);
-  const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[];
+  const [info] = JSON.parse(out) as { filename: string }[];
   // A rename is atomic: a test that runs alongside sees the whole tarball or none.
   fs.renameSync(path.join(stage, info!.filename), cached);
   return cached;
+}
+
+/** A copy of the package's files (and a link to this checkout's node_modules) in a new directory under `dir`. */
+export function stageSources(dir: string): string {
+  const stage = fs.mkdtempSync(path.join(dir, 'stage-'));
+  for (const f of SOURCES) fs.cpSync(path.join(repo, f), path.join(stage, f), { recursive: true });
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(stage, 'node_modules'));
+  return stage;
 }
 
 function sourceHash(): string {

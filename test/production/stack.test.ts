@@ -25,7 +25,7 @@ async function pgQuery<T>(url: string, sql: string): Promise<T[]> {
 }
 
 describe('gate stack', () => {
-  it('printed exactly the DESIGN section 10 object with --json', () => {
+  it('printed exactly the object docs/production.md describes with --json', () => {
     expect(Object.keys(t.info).sort()).toEqual(['api_url', 'database_url', 'pids', 'temporal_address']);
     expect(Object.keys(t.info.pids).sort()).toEqual(['api', 'postgres', 'temporal', 'workers']);
     expect(t.info.pids.workers).toHaveLength(2);

@@ -3,53 +3,92 @@ import path from 'node:path';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 
+/** One folder per release (`0.1.0/`, ...), each recorded once by record-histories.ts and never edited. */
 export const HISTORIES_DIR = path.join(__dirname, 'histories');
 
 /**
- * Recorded history sets, oldest first. `v1` (the files at the top of `histories/`) was
- * recorded before the batched trail, the local re-check and the other patched changes;
- * `v2` with the trail written by local activities; `v3` with the trail written by one
- * regular activity per workflow task; `v4` with the first event written by the gate's creator
- * (`GateInput.requested_event`); `v5` adds a gate that continues as new under a flood of
- * signals (`flood-continue.<n>.json`, one file per execution); `v6` approves and consumes with
- * the updates' caller writing their events (`CallerWrites`); `v7` adds reviewer roles
- * (a gate whose evidence names them, `reviewer-roles.json`; a run whose tool gate follows
- * the worker's rule file, `trip-roles`; every run asks the rule file through an
- * activity) and a `workflow/` set: `requireApproval`/`withApproval` parents and their gates,
- * under the rule file and in a tenant; `v8` re-checks a tool gate's snapshot inside its tool's activity
- * (`recheckAndExecuteTool`), every new gate under the second patch baseline; `v9` has the
- * caller's audit intents (`CallerWrites.recorded`, `requested_event.recorded`: an external
- * gate sends nothing to the store when it ends), every new gate under the third baseline; `v10` has
- * runs on the conversation log (model calls name the stored conversation by ref, the tail
- * inline; gates as in v9); `v11` has the gate's lazy deadlines (a wait's timer is never cancelled;
- * a later wait reuses a running one), every new gate under the fourth baseline; `v12` has
- * the baseline declared by the gate's creator (`GateInput.patch_baseline`: no patch marker
- * and no `TemporalChangeVersion` upsert in a new gate's history). A set is never
- * re-recorded or edited: a new workflow version records a new set beside the others, and
- * every set must keep replaying.
+ * The sets of a release folder: `gate/` (gates created as the API creates them),
+ * `agent-run/` (runs and their tool gates), `workflow/` (user workflows that open gates
+ * with `requireApproval`/`withApproval`, and their gates).
  */
-export const HISTORY_VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12'] as const;
-export type HistoryVersion = (typeof HISTORY_VERSIONS)[number];
+export const HISTORY_SETS = ['gate', 'agent-run', 'workflow'] as const;
+export type HistorySet = (typeof HISTORY_SETS)[number];
 
-/** Folder of a set's approvalGate histories. */
-export function gateHistoriesDir(version: HistoryVersion): string {
-  return version === 'v1' ? HISTORIES_DIR : path.join(HISTORIES_DIR, version);
+const SEMVER = /^(\d+)\.(\d+)\.(\d+)$/;
+
+/** The release folders under `histories/`, oldest first. */
+export function releases(dir: string = HISTORIES_DIR): string[] {
+  const key = (v: string): number[] => SEMVER.exec(v)!.slice(1).map(Number);
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && SEMVER.test(d.name))
+    .map((d) => d.name)
+    .sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+    });
 }
 
-/** Folder of a set's agentRun histories (with their child gates'). */
-export function runHistoriesDir(version: HistoryVersion): string {
-  return path.join(gateHistoriesDir(version), 'agent-run');
+/**
+ * One recorded history: `<path>.<WorkflowType>.json`, or `<path>.<n>.<WorkflowType>.json`
+ * for the n-th execution of a workflow that continued as new.
+ */
+export interface HistoryFile {
+  release: string;
+  set: HistorySet;
+  /** The file name without `.json`. */
+  name: string;
+  /** The recorded path the file belongs to (the name's first part). */
+  path: string;
+  /** The workflow type (the name's last part, and the type in the history's first event). */
+  type: string;
+  /** The execution's number for a workflow that continued as new; 1 otherwise. */
+  execution: number;
+  file: string;
 }
 
-/** Versions with a `workflow/` set (user workflows that open gates with the workflow API). */
-export const WORKFLOW_SET_VERSIONS: readonly HistoryVersion[] = ['v7', 'v9', 'v11', 'v12'];
+/** Names a file as the recorder writes it. */
+export function historyFileName(pathName: string, type: string, execution?: number): string {
+  return `${pathName}${execution === undefined ? '' : `.${execution}`}.${type}.json`;
+}
 
-/** Folder of a set's user-workflow histories (the fixture workflows' and their gates'). */
-export function workflowHistoriesDir(version: HistoryVersion): string {
-  return path.join(gateHistoriesDir(version), 'workflow');
+/** The histories of `set` in each of `inReleases` (every release folder by default), sorted. */
+export function historyFiles(set: HistorySet, inReleases: readonly string[] = releases()): HistoryFile[] {
+  return inReleases.flatMap((release) => {
+    const dir = path.join(HISTORIES_DIR, release, set);
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => {
+        const name = f.slice(0, -'.json'.length);
+        const parts = name.split('.');
+        const n = parts.length === 3 ? Number(parts[1]) : 1;
+        return {
+          release,
+          set,
+          name,
+          path: parts[0]!,
+          type: parts[parts.length - 1]!,
+          execution: n,
+          file: path.join(dir, f),
+        };
+      });
+  });
+}
+
+/** The id a replay reports a file under: `<release>/<set>/<name>`. */
+export function replayId(f: HistoryFile): string {
+  return `${f.release}/${f.set}/${f.name}`;
 }
 
 export type History = proto.temporal.api.history.v1.IHistory;
+
+/** A recorded file's history. */
+export function readHistory(f: HistoryFile): History {
+  return decodeHistory(fs.readFileSync(f.file, 'utf8'));
+}
 
 /*
  * History <-> proto3 JSON, the format of `temporal workflow show --output json` and of the
@@ -86,26 +125,6 @@ export function decodeHistory(json: string): History {
   return protojson.fromJson(historyType, JSON.parse(json), { ignoreUnknownFields: true }) as History;
 }
 
-/**
- * The `.json` histories of `versions`, each as `<version>/<file>`, found in `dirOf(version)`,
- * with readers for their parts: a replay test's file list and lookups in one place.
- */
-export function historySet(versions: readonly HistoryVersion[], dirOf: (v: HistoryVersion) => string) {
-  const files = versions.flatMap((v) =>
-    fs
-      .readdirSync(dirOf(v))
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => `${v}/${f}`),
-  );
-  const versionOf = (file: string): HistoryVersion => file.split('/')[0] as HistoryVersion;
-  const nameOf = (file: string): string => path.basename(file.split('/')[1]!, '.json');
-  const read = (file: string): History =>
-    decodeHistory(fs.readFileSync(path.join(dirOf(versionOf(file)), file.split('/')[1]!), 'utf8'));
-  const idOf = (file: string): string => `${versionOf(file)}-${nameOf(file)}`;
-  return { files, versionOf, nameOf, read, idOf };
-}
-
 /** The ids of the patch markers in a history, in order. */
 export function patchIdsOf(events: NonNullable<History['events']>): string[] {
   return events.flatMap((e) => {
@@ -113,4 +132,47 @@ export function patchIdsOf(events: NonNullable<History['events']>): string[] {
     const data = a?.markerName === 'core_patch' ? a.details?.['patch-data']?.payloads?.[0]?.data : undefined;
     return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
   });
+}
+
+/**
+ * What a history did, as `kind:name` marks: activities, messages in and out (`decide:<word>`
+ * for each decision), children, markers, the close, and `event:<type>` for each audit event
+ * the workflow sent to the store (`recordAuditEvents`).
+ */
+export function marksOf(h: History): Set<string> {
+  const out = new Set<string>();
+  for (const e of h.events ?? []) {
+    const a = e.activityTaskScheduledEventAttributes;
+    const activity = a?.activityType?.name;
+    if (activity) out.add(`activity:${activity}`);
+    if (activity === 'recordAuditEvents')
+      for (const ev of (firstPayload(a!.input) as { events: { event_type: string }[] }).events)
+        out.add(`event:${ev.event_type}`);
+    const s = e.workflowExecutionSignaledEventAttributes;
+    if (s?.signalName) out.add(`signal:${s.signalName}`);
+    const u = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+    if (u?.name) out.add(`update:${u.name}`);
+    const decision =
+      s?.signalName === 'decide' ? firstPayload(s.input) : u?.name === 'decide' ? firstPayload(u.args) : undefined;
+    if (decision) out.add(`decide:${(decision as { decision: string }).decision}`);
+    const x = e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName;
+    if (x) out.add(`signal-out:${x}`);
+    const c = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
+    if (c) out.add(`child:${c}`);
+    if (e.timerFiredEventAttributes) out.add('timer-fired');
+    if (e.workflowExecutionCancelRequestedEventAttributes) out.add('cancel-requested');
+    if (e.requestCancelExternalWorkflowExecutionInitiatedEventAttributes) out.add('cancel-out');
+    if (e.workflowExecutionCompletedEventAttributes) out.add('closed:completed');
+    if (e.workflowExecutionCanceledEventAttributes) out.add('closed:canceled');
+    if (e.workflowExecutionContinuedAsNewEventAttributes) out.add('closed:continued-as-new');
+    const m = e.markerRecordedEventAttributes?.markerName;
+    if (m) out.add(`marker:${m}`);
+  }
+  return out;
+}
+
+/** The JSON of the first payload of a start, scheduling or child-start event. */
+export function firstPayload(p: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined): unknown {
+  const data = p?.payloads?.[0]?.data;
+  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
 }

@@ -5,7 +5,6 @@ import type { AuditStore } from '../../src/store/audit-store';
 /** The trail's activities writing into `audit`, with no webhook receivers: what an external gate needs. */
 export function storeActivities(audit: AuditStore) {
   return {
-    recordAuditEvent: (e: AuditEvent) => audit.append(e),
     recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
       await audit.appendMany(events),
       { webhook_receivers: 0 }

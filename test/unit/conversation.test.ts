@@ -103,7 +103,7 @@ describe('Message schema', () => {
     expect(Message.safeParse({ role: 'tool', outcome: 'success', content: 'x' }).success).toBe(false);
   });
 
-  it('lists exactly the nine result kinds of DESIGN 4', () => {
+  it('lists exactly the nine result kinds of docs/agent-runs.md', () => {
     expect(Object.values(ToolOutcome).sort()).toEqual(
       [
         'blocked',

@@ -119,9 +119,4 @@ describe('reviewer eligibility', () => {
     expect(refuseDecision(s, msg(s, 'bob', ['finance']))?.type).toBe('IneligibleReviewer');
     expect(refuseDecision(s, msg(s, 'olga', ['ops']))).toBeNull();
   });
-
-  it('lets replayed gates that predate roles skip the check (checkRoles: false)', () => {
-    const s = gateFor();
-    expect(refuseDecision(s, msg(s, 'bob', []), { checkRoles: false })).toBeNull();
-  });
 });

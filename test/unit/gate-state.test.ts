@@ -75,7 +75,6 @@ describe('refuseDecision', () => {
     { name: 'a reject with a blank reason', raw: { decision: 'reject', reason: '   ' }, path: 'reason' },
     { name: 'a modify without args', raw: { decision: 'modify' }, path: 'args' },
     { name: 'a modify with empty args', raw: { decision: 'modify', args: {} }, path: 'args' },
-    { name: 'an unknown field', raw: { approve: true }, path: '' },
     { name: 'a missing reviewer', raw: { reviewer_id: undefined }, path: 'reviewer_id' },
     { name: 'an empty decision id', raw: { decision_id: '' }, path: 'decision_id' },
     { name: 'a missing payload hash', raw: { payload_sha256: undefined }, path: 'payload_sha256' },
@@ -87,6 +86,10 @@ describe('refuseDecision', () => {
     expect(details.length).toBeGreaterThan(0);
     expect(details.map((d) => d.path)).toContain(path);
     for (const d of details) expect(typeof d.message).toBe('string');
+  });
+
+  it('accepts a message carrying a field a later release added, and ignores that field', () => {
+    expect(refuseDecision(gate(), { ...msg(), reviewer_auth: { kind: 'api_key', key_id: 'k1' } })).toBeNull();
   });
 
   it.each([null, undefined, 'approve', 42, []])('refuses a non-object message %p as InvalidInput', (raw) => {
@@ -175,6 +178,56 @@ describe('applyDecision', () => {
       approvals: 1,
       approvals_required: 1,
       applied: true,
+    });
+  });
+
+  it('records how each reviewer authenticated, and their roles, in every event of the decision and in the votes', () => {
+    const s = gate({ approvals_required: 2 });
+    const byKey = { method: 'api_key' as const, key_id: 'alice' };
+    const byToken = { method: 'oidc' as const, issuer: 'https://idp.example.com', subject: 'bob' };
+    const modify = applyDecision(
+      s,
+      msg({
+        reviewer_id: 'alice',
+        decision: 'modify',
+        args: { amount: 9000 },
+        reviewer_auth: byKey,
+        reviewer_roles: ['finance'],
+      }),
+      T0,
+    );
+    expect(modify.events.map((e) => [e.event_type, e.data?.auth, e.data?.reviewer_roles])).toEqual([
+      ['approval.modified', byKey, ['finance']],
+      ['approval.vote_recorded', byKey, ['finance']],
+    ]);
+    const approve = applyDecision(s, msg({ reviewer_id: 'bob', reviewer_auth: byToken }), T1);
+    expect(approve.events[0]!.data).toMatchObject({ auth: byToken, reviewer_roles: [] });
+    expect(s.votes.map((v) => [v.reviewer_id, v.auth, v.roles])).toEqual([
+      ['alice', byKey, ['finance']],
+      ['bob', byToken, []],
+    ]);
+    expect(s.decision).toMatchObject({ reviewer_id: 'bob', auth: byToken });
+    const denied = gate();
+    const reject = applyDecision(denied, msg({ decision: 'reject', reason: 'no', reviewer_auth: byKey }), T1);
+    expect(reject.events[0]!.data).toMatchObject({ auth: byKey, reviewer_roles: [] });
+  });
+
+  it('writes the events it always wrote for a decision without authentication facts (a signal, or a replayed history)', () => {
+    const s = gate();
+    const d = msg({ reviewer_id: 'alice', reviewer_roles: ['finance'] });
+    const { events } = applyDecision(s, d, T1);
+    // Exactly these keys: a replayed decision must hash to the event its gate stored.
+    expect(events[0]!.data).toEqual({
+      decision_id: d.decision_id,
+      reviewers: ['alice'],
+      args_sha256: digest(payload.args),
+    });
+    expect(s.votes[0]).toEqual({
+      reviewer_id: 'alice',
+      decision_id: d.decision_id,
+      decision: 'approve',
+      note: undefined,
+      at: T1,
     });
   });
 
@@ -440,27 +493,6 @@ describe('refusal order: the requester before the state', () => {
       expect(r).toEqual({ type: 'NotRequester', message: 'only the requesting agent may cancel this request' });
     },
   );
-
-  it('keeps the state-first order for gates recorded before it (replay)', () => {
-    expect(refuseConsume(gate({}, 'requested'), 'other_agent', { requesterFirst: false })?.type).toBe(
-      'IllegalTransition',
-    );
-    expect(refuseCancel(gate({}, 'approved'), 'other_agent', 'agent', { requesterFirst: false })?.type).toBe(
-      'IllegalTransition',
-    );
-  });
-
-  it('refuses in the same cases either way: only the reason differs', () => {
-    for (const status of APPROVAL_STATUSES)
-      for (const who of [AGENT, 'other_agent'])
-        for (const requesterFirst of [true, false]) {
-          const s = gate({}, status);
-          expect(refuseConsume(s, who, { requesterFirst }) === null).toBe(refuseConsume(s, who) === null);
-          expect(refuseCancel(s, who, 'agent', { requesterFirst }) === null).toBe(
-            refuseCancel(s, who, 'agent') === null,
-          );
-        }
-  });
 });
 
 describe('applyEvent', () => {

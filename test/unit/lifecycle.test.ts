@@ -8,7 +8,7 @@ import {
 } from '../../src/common/lifecycle';
 
 /**
- * The lifecycle of DESIGN.md section 2, written out independently of the implementation's
+ * The lifecycle of docs/concepts.md, written out independently of the implementation's
  * table: any change to `TRANSITIONS` (or a new state or event) makes a row below fail.
  */
 const EXPECTED: Partial<Record<ApprovalStatus, Partial<Record<LifecycleEvent, ApprovalStatus>>>> = {

@@ -13,6 +13,7 @@ export type { CallDescription, GatedCall } from '../common/call-evidence';
 export type { CallDecision } from '../common/tool-gates';
 export { GateAdapterError, GateRequestError, GateUnreachableError, NotApprovedError } from '../common/errors';
 export { MissingPeerError } from '../common/peers';
+export { ApprovalGateError, ConfigurationError, RefusedError, UnavailableError } from '../../common/errors';
 export { pendingApprovals, type PendingApproval } from './pending-approvals';
 
 /** Options of `approvalGate`: where the gates live and how a call becomes evidence. */

@@ -1,4 +1,5 @@
 import type { GateClient } from '../../client/gate-client';
+import { GateError } from '../../client/gate-error';
 import { DEFAULT_TENANT } from '../../common/tenant';
 import { GateRequestError } from './errors';
 import { ConsumedGate, GateStatusView, OpenedGate, type GateTransport } from './transport';
@@ -33,10 +34,8 @@ async function translate<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    const e = err as { name?: unknown; status?: unknown; code?: unknown; message?: unknown; details?: unknown };
-    if (e?.name === 'GateError' && typeof e.status === 'number') {
-      throw new GateRequestError(e.status, String(e.code), String(e.message), e.details);
-    }
+    // Branded: a GateError from another copy of the package (the caller's own client) counts too.
+    if (err instanceof GateError) throw new GateRequestError(err.status, err.code, err.message, err.details);
     throw err;
   }
 }

@@ -1,16 +1,23 @@
+import {
+  brandErrorClass,
+  ConfigurationError,
+  isRetryableAnswer,
+  RefusedError,
+  UnavailableError,
+} from '../../common/errors';
+
 /**
- * Errors the adapters raise, grouped by who is at fault. Every one carries the gate
- * request id when there is one, so a log line leads to `gate approvals show <id>`.
+ * Errors the adapters raise. Every one carries the gate request id when there is one, so
+ * a log line leads to `gate approvals show <id>`. Thrown as such, a GateAdapterError is
+ * the caller's to fix (a transport naming the wrong agent, an interruption the adapter
+ * cannot gate); the three below also count as one (`instanceof GateAdapterError`), each
+ * in the group of who is at fault.
  */
-export class GateAdapterError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export class GateAdapterError extends ConfigurationError {}
+brandErrorClass(GateAdapterError, 'GateAdapterError');
 
 /** The gate server refused a call (4xx/5xx): `status` and `code` are the API's. */
-export class GateRequestError extends GateAdapterError {
+export class GateRequestError extends RefusedError {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -19,10 +26,15 @@ export class GateRequestError extends GateAdapterError {
   ) {
     super(message);
   }
+
+  override get retryable(): boolean {
+    return isRetryableAnswer(this.status, this.code);
+  }
 }
+brandErrorClass(GateRequestError, 'GateRequestError', GateAdapterError);
 
 /** The gate server could not be reached at all. */
-export class GateUnreachableError extends GateAdapterError {
+export class GateUnreachableError extends UnavailableError {
   constructor(
     readonly url: string,
     cause: unknown,
@@ -32,12 +44,13 @@ export class GateUnreachableError extends GateAdapterError {
     });
   }
 }
+brandErrorClass(GateUnreachableError, 'GateUnreachableError', GateAdapterError);
 
 /**
  * A tool was about to run without a gate approval that is valid now (no gate for the
  * call, still pending, denied, expired or already used). Raised before any side effect.
  */
-export class NotApprovedError extends GateAdapterError {
+export class NotApprovedError extends RefusedError {
   constructor(
     readonly requestId: string,
     readonly status: string,
@@ -46,3 +59,4 @@ export class NotApprovedError extends GateAdapterError {
     super(message);
   }
 }
+brandErrorClass(NotApprovedError, 'NotApprovedError', GateAdapterError);

@@ -1,3 +1,5 @@
+import { brandErrorClass, ConfigurationError } from '../../common/errors';
+
 /**
  * The framework packages each adapter subpath loads (optional peer dependencies of
  * approval-gate, with the ranges package.json declares). An app installs only the one it
@@ -11,7 +13,7 @@ export const ADAPTER_PEERS = {
 } as const satisfies Record<string, Record<string, string>>;
 
 /** The error an adapter subpath throws at import when its framework is missing. */
-export class MissingPeerError extends Error {
+export class MissingPeerError extends ConfigurationError {
   readonly code = 'MODULE_NOT_FOUND';
   constructor(
     readonly subpath: string,
@@ -24,9 +26,9 @@ export class MissingPeerError extends Error {
         `${missing.length > 1 ? 'dependencies' : 'dependency'} of approval-gate): npm install ${install}`,
       { cause },
     );
-    this.name = 'MissingPeerError';
   }
 }
+brandErrorClass(MissingPeerError, 'MissingPeerError');
 
 /** Throws MissingPeerError unless every framework package of `adapter` resolves from here. */
 export function requirePeers(adapter: keyof typeof ADAPTER_PEERS): void {

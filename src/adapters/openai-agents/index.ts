@@ -16,6 +16,7 @@ export type { CallDescription, GatedCall } from '../common/call-evidence';
 export type { CallDecision } from '../common/tool-gates';
 export { GateAdapterError, GateRequestError, GateUnreachableError, NotApprovedError } from '../common/errors';
 export { MissingPeerError } from '../common/peers';
+export { ApprovalGateError, ConfigurationError, RefusedError, UnavailableError } from '../../common/errors';
 
 /** Options of `approvalGate`: where the gates live and how a call becomes evidence. */
 export type OpenAIAgentsGateOptions = ToolGatesOptions;

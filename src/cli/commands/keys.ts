@@ -7,7 +7,7 @@ import { parseDuration } from '../../common/duration';
 import { verifyChain } from '../../common/audit';
 import type { KeyInfo, KeyKind, KeyStore } from '../../store/key-store';
 import type { AuditStore } from '../../store/audit-store';
-import { GateCliError, UsageError } from '../errors';
+import { CheckFailedError, GateCliError, UsageError } from '../errors';
 import { emit, type CliIo } from '../io';
 import { withJson } from '../options';
 import { renderTable } from '../table';
@@ -222,7 +222,7 @@ export function keysCommand(io: CliIo): Command {
           ...events.map((e) => `${e.timestamp}  ${e.event_type}  ${e.actor_id}${e.note ? `  ${e.note}` : ''}`),
         ].join('\n'),
       );
-      if (!check.ok) throw new GateCliError(`the audit chain of key ${id} does not verify`);
+      if (!check.ok) throw new CheckFailedError(`the audit chain of key ${id} does not verify`);
     });
   return cmd;
 }

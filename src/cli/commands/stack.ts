@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading on purpose; under tsx, import() would stay an ESM import */
 import { Command } from 'commander';
-import { GateCliError } from '../errors';
+import { CheckFailedError } from '../errors';
 import { emit, type CliIo } from '../io';
 import { withJson } from '../options';
 
@@ -16,7 +16,7 @@ function load(): { stack: StackModule; settings: SettingsModule } {
 }
 
 /**
- * `gate stack up|down|status`: the production layout (DESIGN section 10) as local
+ * `gate stack up|down|status`: the production layout (docs/production.md) as local
  * processes: PostgreSQL, a real Temporal server, two workers and the API. Progress goes
  * to stderr; stdout carries the result (with --json, the JSON object alone).
  */
@@ -62,7 +62,7 @@ export function stackCommand(io: CliIo): Command {
               `postgres answers: ${st.postgres_answers ? 'yes' : 'no'}; API answers: ${st.api_answers ? 'yes' : 'no'}`,
             ].join('\n'),
       );
-      if (!st.running) throw new GateCliError('the stack is not fully running');
+      if (!st.running) throw new CheckFailedError('the stack is not fully running');
     },
   );
   return cmd;

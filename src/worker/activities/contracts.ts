@@ -112,9 +112,7 @@ export interface EvaluatePolicyResult {
  * tool raised; anything else it throws is retried.
  */
 export interface GateActivities {
-  /** One event per activity: the path of histories recorded before the batched trail. */
-  recordAuditEvent(event: AuditEvent): Promise<void>;
-  /** A batch of events in one insert; run as a local activity. */
+  /** A batch of events in one insert: what one workflow task appended to the trail. */
   recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;

@@ -68,7 +68,6 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
     }
   };
   return {
-    recordAuditEvent: (event) => deps.audit.append(event),
     async recordAuditEvents({ events }) {
       // The gate's created and result-recorded boundaries: the event is in history, its trail entry not yet written.
       for (const e of events) {

@@ -60,7 +60,7 @@ export interface SaveConversationInput {
  * Activities the agentRun workflow schedules. `callModel` throws non-retryable
  * ModelExhausted / ModelError failures; transient provider errors are retried.
  */
-export interface RunActivities extends Pick<GateActivities, 'executeTool' | 'recordAuditEvent' | 'resolveReviewers'> {
+export interface RunActivities extends Pick<GateActivities, 'executeTool' | 'resolveReviewers'> {
   callModel(input: CallModelInput): Promise<AssistantMessage>;
   listPermittedTools(input: DomainRef): Promise<ToolSpec[]>;
   planToolCall(input: PlanToolCallInput): Promise<PlannedCall>;

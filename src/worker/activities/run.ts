@@ -29,13 +29,7 @@ export function createRunActivities(
   deps: RunActivityDeps,
 ): Omit<
   RunActivities,
-  | 'executeTool'
-  | 'recordAuditEvent'
-  | 'resolveReviewers'
-  | 'saveConversation'
-  | 'loadConversation'
-  | 'storeMessages'
-  | 'loadMessages'
+  'executeTool' | 'resolveReviewers' | 'saveConversation' | 'loadConversation' | 'storeMessages' | 'loadMessages'
 > {
   return {
     async callModel({ model, messages: inline, conversation, tools }) {

@@ -70,7 +70,7 @@ function carriedOver(details: unknown, urls: string[]): Set<string> {
 }
 
 /**
- * Webhook delivery for the approvalGate workflow (DESIGN section 6): each lifecycle
+ * Webhook delivery for the approvalGate workflow (docs/http-api.md, Webhooks): each lifecycle
  * event is POSTed, signed in the Standard Webhooks format, to every configured URL,
  * at least once. Configuration problems surface as a non-retryable failure in the
  * gate's history rather than at worker start, so a worker without webhooks runs.

@@ -4,7 +4,6 @@ import {
   condition,
   ContinueAsNew,
   isCancellation,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -18,17 +17,11 @@ import { checkInteractionResponse, InteractionResponse } from '../../common/inte
 import type { RunActivities } from '../../worker/activities/run-contracts';
 import { AuditTrail } from '../gate/audit-trail';
 import { GATE_AGENT, GATE_RUN_STATUS } from '../gate/messages';
-import {
-  ERROR_CLASSES_PATCH,
-  failureMessageOf,
-  failureTypeOf,
-  namedFailure,
-  refusalFailure,
-} from '../internal/failures';
-import { continueReasonNow, continueRun, restoreConversation, RUN_CONTINUE_AS_NEW_PATCH } from './continuation';
+import { failureMessageOf, failureTypeOf, namedFailure, refusalFailure } from '../internal/failures';
+import { continueReasonNow, continueRun } from './continuation';
 import { runToolCall, type CallContext } from './tool-call';
 import { ConversationLog } from '../../common/conversation-log';
-import { callModelByRef, restoreLog, RUN_CONVERSATION_LOG_PATCH, viewOf } from './conversation';
+import { callModelByRef, restoreLog, viewOf } from './conversation';
 import { observeRunEvent } from '../gate/metrics';
 import {
   argsFinalizedSignal,
@@ -60,8 +53,6 @@ const adapter = proxyActivities<RunActivities>({
 
 /** Refused signals a run records one by one; past it they are only counted (`refusals_unrecorded`). */
 const MAX_RECORDED_REFUSALS = 100;
-/** Patch id of that cap; runs recorded before it audit every refused signal on replay. */
-export const RUN_REFUSAL_CAP_PATCH = 'run-refusal-cap-v1';
 
 /**
  * The Workflow Loop: model -> one task per tool call (policy, then the tool or a child
@@ -69,15 +60,13 @@ export const RUN_REFUSAL_CAP_PATCH = 'run-refusal-cap-v1';
  * tool calls. It owns order, waiting and resuming; the domain adapter owns meaning.
  *
  * A run has no turn ceiling from history size: at a turn boundary with nothing pending
- * (see `continueReason`) it continues as new, carrying the conversation (inline, or saved
- * to the store when large), denial memory, the turn count and the audit chain head.
+ * (see `continueReason`) it continues as new, carrying its conversation log's ref (the
+ * messages are in the store), denial memory, the turn count and the audit chain head.
  */
 export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
-  // Decided once, before any command: histories recorded before it replay on the one-execution path.
-  const continues = patched(RUN_CONTINUE_AS_NEW_PATCH);
-  // The conversation log, decided the same way: model calls, hand-overs and views name the stored conversation.
-  const log = continues && patched(RUN_CONVERSATION_LOG_PATCH) ? new ConversationLog(input.run_id) : undefined;
-  const carried = continues ? input.continuation : undefined;
+  // The conversation log: model calls, hand-overs and views name the stored conversation by ref.
+  const log = new ConversationLog(input.run_id);
+  const carried = input.continuation;
   const limits = resolveLimits(input.continue_as_new);
   const firstTurn = carried?.turns ?? 0;
   const view: RunView = {
@@ -88,7 +77,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     messages: carried ? [] : [{ role: 'user', content: input.goal }], // a carried conversation is restored in the try below
     pending_approvals: [],
     pending_interactions: [],
-    ...(continues ? { executions: carried?.execution ?? 1, turns: firstTurn } : {}),
+    executions: carried?.execution ?? 1,
+    turns: firstTurn,
   };
   const answers = new Map<string, InteractionResponse>();
   const denied = new Set<string>(carried?.denied ?? []);
@@ -120,7 +110,6 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
 
   setHandler(getRunQuery, () => viewOf(view, log));
   // A flood of stray signals must not grow the run's history without bound: past the cap they are only counted.
-  const capRefusals = patched(RUN_REFUSAL_CAP_PATCH);
   let refusalsRecorded = 0;
   setHandler(argsFinalizedSignal, (a) => {
     // Only this run's own pending gate may rewrite its call; anything else is refused visibly.
@@ -129,7 +118,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
         ? view.pending_approvals.find((p) => p.call_id === a.call_id && p.request_id === a.request_id)
         : undefined;
     if (!pending || a.args === null || typeof a.args !== 'object' || Array.isArray(a.args)) {
-      if (capRefusals && ++refusalsRecorded > MAX_RECORDED_REFUSALS) {
+      if (++refusalsRecorded > MAX_RECORDED_REFUSALS) {
         view.refusals_unrecorded = (view.refusals_unrecorded ?? 0) + 1;
         return;
       }
@@ -199,9 +188,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
   };
 
   try {
-    const c = carried?.conversation;
-    // A `log` hand-over comes only from an execution on this code, so this one has its log too.
-    if (c) view.messages = 'log' in c ? await restoreLog(log!, c.log) : await restoreConversation(c);
+    if (carried) view.messages = await restoreLog(log, carried.conversation.log);
     for (let turn = firstTurn; ; turn++) {
       if (turn >= input.max_turns)
         throw ApplicationFailure.create({
@@ -217,13 +204,11 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
           nonRetryable: true,
         });
       // Turn boundary: the barrier appended the whole last batch, so nothing is pending and the conversation is sound.
-      const reason = continues ? continueReasonNow(view, turn - firstTurn, limits) : null;
-      if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, limits, log });
+      const reason = continueReasonNow(view, turn - firstTurn, limits);
+      if (reason) await continueRun({ input, view, trail, denied, turns: turn, reason, log });
       const tools = await adapter.listPermittedTools({ domain: input.domain, session_id: input.run_id });
       const modelInput = { model: input.model, tools: [...tools, ASK_USER_SPEC] };
-      const reply = log
-        ? await callModelByRef(log, view.messages, (i) => model.callModel(i), modelInput)
-        : await model.callModel({ ...modelInput, messages: view.messages });
+      const reply = await callModelByRef(log, view.messages, (i) => model.callModel(i), modelInput);
       // Checked before anything runs: call ids name gates and idempotency keys.
       const replyProblems = checkReply(view.messages, reply);
       if (replyProblems.length > 0)
@@ -233,7 +218,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
           nonRetryable: true,
         });
       view.messages.push(reply);
-      if (continues) view.turns = turn + 1;
+      view.turns = turn + 1;
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {
         view.final_answer = reply.content;
@@ -262,40 +247,25 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunView> {
     }
     // A bug in workflow code (not a Temporal failure) fails the workflow task, which Temporal retries:
     // a deploy with the fix replays past it and the run goes on. Nothing is recorded for it.
-    const classify = patched(ERROR_CLASSES_PATCH);
-    if (classify && !(err instanceof TemporalFailure)) throw err;
-    view.error = classify
-      ? failureMessageOf(err)
-      : err instanceof Error
-        ? err.cause instanceof Error
-          ? err.cause.message
-          : err.message
-        : String(err);
-    if (classify) view.error_type = failureTypeOf(err);
+    if (!(err instanceof TemporalFailure)) throw err;
+    view.error = failureMessageOf(err);
+    view.error_type = failureTypeOf(err);
     setStatus('failed');
     trail.append({
       event_type: 'run.failed',
       actor_type: 'system',
       actor_id: 'approval-gate',
       note: view.error,
-      ...(classify ? { data: { failure_type: view.error_type } } : {}),
+      data: { failure_type: view.error_type },
     });
     await trail.flush();
-    if (classify) throw namedFailure(err as TemporalFailure); // the cause's own type, e.g. ModelUnavailable
-    throw err instanceof ApplicationFailure
-      ? err
-      : ApplicationFailure.create({
-          type: 'ModelError',
-          message: view.error,
-          nonRetryable: true,
-          cause: err instanceof Error ? err : undefined,
-        });
+    throw namedFailure(err); // the cause's own type, e.g. ModelUnavailable
   }
   await trail.flush();
   return viewOf(view, log);
 }
 
-/** The loop's own tool for structured questions to a person (DESIGN section 5). */
+/** The loop's own tool for structured questions to a person (docs/agent-runs.md). */
 export const ASK_USER_SPEC = {
   name: 'ask_user',
   description:

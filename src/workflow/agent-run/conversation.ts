@@ -12,13 +12,6 @@ import {
 import type { CallModelInput, RunActivities } from '../../worker/activities/run-contracts';
 import type { RunView } from './messages';
 
-/**
- * Patch id of the conversation log: model calls, continuations and views name the
- * stored conversation by ref instead of carrying it, so no payload grows with it. Runs
- * recorded before it replay on the inline path. Never remove while such runs may be open.
- */
-export const RUN_CONVERSATION_LOG_PATCH = 'agent-run-conversation-log-v1';
-
 /** The run's store activities: round trips ride out an outage of several minutes, like the adapter's reads. */
 export const store = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
@@ -78,8 +71,7 @@ export async function restoreLog(log: ConversationLog, ref: ConversationLogRef):
  * fits in `LOG_LIMITS.view_bytes`, else its newest messages and a ref to the stored rest
  * (`messages_omitted`, `conversation`), which RunClient reads from the store.
  */
-export function viewOf(view: RunView, log: ConversationLog | undefined): RunView {
-  if (!log) return view;
+export function viewOf(view: RunView, log: ConversationLog): RunView {
   const { omitted, shown } = viewWindow(view.messages, log.commonPrefix(view.messages), LOG_LIMITS.view_bytes);
   return omitted === 0 ? view : { ...view, messages: shown, messages_omitted: omitted, conversation: log.ref(omitted) };
 }

@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AuditEvent } from '../../common/audit';
-import type { CarriedConversation, ContinuationLimits } from '../../common/continuation';
+import type { ContinuationLimits } from '../../common/continuation';
 import type { Message } from '../../common/conversation';
 import type { ConversationLogRef } from '../../common/conversation-log';
 import type { Interaction, InteractionResponse } from '../../common/interaction';
@@ -14,7 +14,7 @@ export interface RunInput {
   model: ModelSpec;
   /** The agent (key id) the run acts for; gates name it as requester. */
   agent_id: string;
-  /** The tenant of the agent's key; the run's gates belong to it. Absent in runs started before tenants (default tenant). */
+  /** The tenant of the agent's key; the run's gates belong to it. Absent: the default tenant. */
   tenant?: string;
   /** TTL of each approval the run opens. */
   approval_ttl_seconds: number;
@@ -36,8 +36,8 @@ export interface RunContinuation {
   execution: number;
   /** Model calls made by all earlier executions (counted against max_turns). */
   turns: number;
-  /** The conversation so far, inline or saved to the store. */
-  conversation: CarriedConversation;
+  /** The conversation so far: its log's ref (the messages are in the store). */
+  conversation: { log: ConversationLogRef };
   /** Denial memory (digests of tool + assembled input a reviewer rejected). */
   denied: string[];
   /** The run trail's last event, so the hash chain continues (seq, prev_hash). */

@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -18,30 +17,14 @@ import type { RunActivities } from '../../worker/activities/run-contracts';
 import type { CallPlan } from '../../domain/types';
 import type { AuditTrail } from '../gate/audit-trail';
 import { approvalGateWorkflow } from '../gate/approval-gate';
-import { ERROR_CLASSES_PATCH, failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from '../internal/failures';
+import { failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from '../internal/failures';
 import { gateStartAttributes } from '../gate/messages';
-import { CURRENT_PATCH_BASELINE } from '../gate/patch-baseline';
 import type { PendingInteraction, RunInput, RunView } from './messages';
 import type { InteractionResponse } from '../../common/interaction';
-
-/** Patch id of the tenant on a run's child gates (histories before it start gates without one). */
-export const GATE_TENANT_PATCH = 'gate-tenant-v1';
-/**
- * Patch id of the worker's rule file on a run's child gates: an activity applies
- * GATE_POLICY_FILE before the gate's evidence is built. Histories before it open gates
- * with the domain policy's approvals only.
- */
-export const RUN_GATE_POLICY_PATCH = 'run-gate-reviewer-policy-v1';
 
 const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 12 },
-});
-/** Executions recorded before ERROR_CLASSES_PATCH: five attempts, then any error was reported as the tool's failure. */
-const toolsV1 = proxyActivities<RunActivities>({
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolFailed'] },
 });
 const tools = proxyActivities<RunActivities>(TOOL_ACTIVITY_OPTIONS);
 /**
@@ -69,7 +52,7 @@ export interface CallContext {
  * One tool call as its own task: policy first, then the tool or a child gate. Always
  * returns exactly one result message for the call's own trouble (a block, a denial, the
  * tool's own refusal); only cancellation, bugs and failures that outlived their retries
- * (named by their type, see ERROR_CLASSES_PATCH) propagate and end the run.
+ * (named by their type, see internal/failures.ts) propagate and end the run.
  */
 export async function runToolCall(ctx: CallContext, call: ToolCall): Promise<ToolMessage> {
   const r = await resultOf(ctx, call);
@@ -124,9 +107,8 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
 }
 
 async function execute(ctx: CallContext, call: ToolCall, input: Record<string, unknown>): Promise<ToolResultInput> {
-  const classify = patched(ERROR_CLASSES_PATCH);
   try {
-    const out = await (classify ? tools : toolsV1).executeTool({
+    const out = await tools.executeTool({
       domain: ctx.input.domain,
       session_id: ctx.input.run_id,
       tool: call.name,
@@ -136,11 +118,7 @@ async function execute(ctx: CallContext, call: ToolCall, input: Record<string, u
     return { outcome: 'success', content: out.content, values: out.values };
   } catch (err) {
     // Only the tool's own final refusal is the call's result; anything else that outlived the retries ends the run, named.
-    if (classify) {
-      if (isToolFailed(err)) return { outcome: 'failure', error: failureMessageOf(err) };
-      throw err;
-    }
-    if (err instanceof ActivityFailure) return { outcome: 'failure', error: err.cause?.message ?? err.message };
+    if (isToolFailed(err)) return { outcome: 'failure', error: failureMessageOf(err) };
     throw err;
   }
 }
@@ -154,12 +132,8 @@ async function gate(
   const { input, view } = ctx;
   const requestId = `${input.run_id}-${call.id}`;
   // The worker's rule file may raise the approvals and name the roles that decide (recorded in the evidence).
-  let review: RecordedReview = { approvals_required: plan.approvals_required };
-  if (patched(RUN_GATE_POLICY_PATCH)) {
-    const r = await reviewersFor(plan.evidence.action, plan.approvals_required);
-    if ('problem' in r) return { outcome: 'blocked', reason: r.problem };
-    review = r;
-  }
+  const review = await reviewersFor(plan.evidence.action, plan.approvals_required);
+  if ('problem' in review) return { outcome: 'blocked', reason: review.problem };
   const payload: EvidencePayload = {
     request_id: requestId,
     correlation_id: input.run_id,
@@ -181,7 +155,6 @@ async function gate(
     tool: { domain: input.domain, session_id: input.run_id },
     run_id: input.run_id,
     call_id: call.id,
-    patch_baseline: CURRENT_PATCH_BASELINE,
   };
   const child = await startChild(approvalGateWorkflow, {
     workflowId: requestId,
@@ -190,10 +163,10 @@ async function gate(
     // Cancelling the run cancels its pending gates and waits until they say `cancelled`.
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-    // The run's gates are its tenant's. Runs started before tenants carry none: their gates stay the default tenant's.
+    // The run's gates are its tenant's (a run without one: the default tenant's).
     ...gateStartAttributes(gateInput, requestId, {
       runId: input.run_id,
-      ...(input.tenant !== undefined && patched(GATE_TENANT_PATCH) ? { tenant: input.tenant } : {}),
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     }),
   });
   view.pending_approvals.push({ call_id: call.id, request_id: requestId, tool: call.name });

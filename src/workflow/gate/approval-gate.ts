@@ -27,15 +27,13 @@ import {
   type GateState,
   type Modification,
 } from '../../common/gate-state';
-import type { AuditEvent } from '../../common/audit';
 import { requestedSpec } from '../../common/requested-event';
 import { AuditTrail } from './audit-trail';
-import { continueGate, GATE_CONTINUE_AS_NEW_PATCH, historyFull } from './continuation';
+import { continueGate, historyFull } from './continuation';
 import { awaitConsume, awaitDecision, systemEnd, validateModification } from './phases';
-import { Deadlines, LAZY_DEADLINES_PATCH } from './deadlines';
+import { Deadlines } from './deadlines';
 import { runTool } from '../agent-run/tool-run';
 import { handOver } from './hand-over';
-import { gatePatches } from './patch-baseline';
 import {
   cancelSignal,
   cancelUpdate,
@@ -57,36 +55,12 @@ import {
 } from './messages';
 import { refusalFailure } from '../internal/failures';
 import { countDecision, observeGateEvent } from './metrics';
-import { searchAttributeSync } from './search-attribute-sync';
+import { upsertChanged } from './search-attribute-sync';
 import { argsFinalizedSignal } from '../agent-run/messages';
 
 const now = (): string => new Date().toISOString();
 /** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
 const MAX_RECORDED_REFUSALS = 100;
-/**
- * Patch id of the shared refusal cap. Before it only refusals reported by the API were
- * capped; histories recorded then keep that behaviour on replay.
- */
-export const REFUSAL_CAP_PATCH = 'refusal-cap-v1';
-/** Patch id of requester-before-state refusals of consume and cancel (histories before it refuse by state first). */
-export const REQUESTER_FIRST_PATCH = 'requester-before-state-v1';
-/**
- * Patch id of the creator-written first event (`GateInput.requested_event`). Executions
- * started without that field, or recorded before it, append `approval.requested` themselves.
- */
-export const CREATOR_REQUESTED_EVENT_PATCH = 'creator-requested-event-v1';
-/**
- * Patch id of reviewer eligibility: a gate whose evidence names reviewer roles refuses
- * decisions from reviewers without one of them, whichever way the decision arrives.
- */
-export const REVIEWER_ROLES_PATCH = 'reviewer-roles-v1';
-/**
- * Patch id of caller-written update events (`CallerWrites`): a decide or consume update
- * whose caller writes its events to the store returns them and schedules no store write.
- * Checked at the first such update, so executions without one never record the marker.
- */
-export const CALLER_WRITES_PATCH = 'caller-written-events-v1';
-
 /**
  * One approval request, from `requested` to a terminal state. The workflow id is the
  * request id. Decisions arrive by signal or update and are applied once per decision
@@ -94,11 +68,9 @@ export const CALLER_WRITES_PATCH = 'caller-written-events-v1';
  * re-checks the snapshot and runs the tool itself, keyed by the request id.
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
-  const isPatched = gatePatches(input.patch_baseline); // first: stands for the patches below in new executions
   const carried = input.continued; // set when the previous execution's history was full
   const state = carried ? carried.state : initialGateState(input, now());
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
-  // Histories from before tenants carry no such attribute and send the bodies they sent.
   const tenant = workflowInfo().typedSearchAttributes.get(GATE_TENANT);
   const trail = new AuditTrail(
     state.request_id,
@@ -117,16 +89,10 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }),
     undefined,
     (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
-    isPatched,
   );
 
-  const upsert = searchAttributeSync(isPatched); // decides its patch now, at the start, like the trail
-  // Who asks is checked before the state; histories from before check the state first (their recorded refusals say so).
-  const order = { requesterFirst: isPatched(REQUESTER_FIRST_PATCH) };
-  // Decided once at the start; only gates with roles in their evidence carry the marker.
-  const checkRoles = state.payload.reviewer_policy ? isPatched(REVIEWER_ROLES_PATCH) : false;
   const publish = (): void => {
-    upsert([{ key: GATE_STATUS, value: state.status }]);
+    upsertChanged([{ key: GATE_STATUS, value: state.status }]);
     setCurrentDetails(
       `**${state.status}** · ${state.payload.action} on \`${state.payload.target}\`\n\n${state.payload.summary}\n\n` +
         `approvals ${state.votes.length}/${state.approvals_required} · expires ${state.expires_at}` +
@@ -134,16 +100,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     );
   };
 
-  // Decided at the first update that asks for it, then kept: a replay calls patched() at the same point.
-  let callerWrites: boolean | undefined;
   /** Appends an update's events; those the caller writes (CallerWrites) are returned for it to write. */
   const appendAll = (specs: AuditSpec[], w: CallerWrites | undefined): CallerEvents => {
-    if (w?.audit_events !== 'caller' || !(callerWrites ??= isPatched(CALLER_WRITES_PATCH))) {
+    if (w?.audit_events !== 'caller') {
       specs.forEach((e) => trail.append(e));
       return {};
     }
     const recorded = w.recorded === true;
-    const events = specs.map((e) => trail.appendForCaller(e, recorded)).filter((e): e is AuditEvent => e !== undefined);
+    const events = specs.map((e) => trail.appendForCaller(e, recorded));
     return events.length > 0 ? { audit_events: events } : {};
   };
 
@@ -156,7 +120,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     const prev = previousDecision(state, d);
     if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
     if (prev) return { ...prev.result, applied: false };
-    let refusal = refuseDecision(state, d, { checkRoles });
+    let refusal = refuseDecision(state, d);
     if (refusal) throw refusalFailure(refusal);
     let mod: Modification | undefined;
     if (d.decision === 'modify') {
@@ -168,7 +132,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         state.busy = false;
         state.busy_key = undefined;
       }
-      refusal = refuseDecision(state, d, { checkRoles }); // the TTL may have fired meanwhile
+      refusal = refuseDecision(state, d); // the TTL may have fired meanwhile
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
@@ -190,7 +154,6 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   };
 
   // One cap for every refusal the gate records, so a flood of bad messages cannot grow its history without bound.
-  const capAll = isPatched(REFUSAL_CAP_PATCH);
   let refusalsRecorded = carried?.refusals_recorded ?? 0;
   /** False once the cap is reached: the refusal is counted in the state instead of being audited. */
   const underCap = (): boolean => {
@@ -201,7 +164,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
 
   /** Refusals that reached the gate by signal have no caller to tell: audit them visibly. */
   const auditRefusal = (d: Partial<DecisionMessage> | undefined, err: unknown): void => {
-    if (capAll && !underCap()) return;
+    if (!underCap()) return;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure ? err.type : 'Error';
     trail.append({
@@ -214,7 +177,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   };
 
   const cancel = (m: CancelMessage): GateState => {
-    const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
+    const r = refuseCancel(state, m?.actor_id, m?.actor_type);
     if (r) throw refusalFailure(r);
     applyEvent(state, 'cancel', now(), m.reason ?? 'cancelled by the requester');
     trail.append({ event_type: 'approval.cancelled', actor_type: m.actor_type, actor_id: m.actor_id, note: m.reason });
@@ -227,7 +190,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   } else {
     // `requested` comes first in the trail: the SDK delivers a decision that arrived with the
     // start as soon as its handler is registered, which is below and before the first await.
-    upsert([
+    upsertChanged([
       { key: GATE_ACTION, value: state.payload.action },
       { key: GATE_AGENT, value: state.payload.agent_id },
       { key: GATE_TARGET, value: state.payload.target },
@@ -235,7 +198,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     ]);
     const requested = requestedSpec(state);
     // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
-    if (input.requested_event && isPatched(CREATOR_REQUESTED_EVENT_PATCH))
+    if (input.requested_event)
       trail.appendStored(requested, input.requested_event, input.requested_event.recorded === true);
     else trail.append(requested);
   }
@@ -253,7 +216,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
         if (prev && 'refusal' in prev) throw refusalFailure(prev.refusal);
         if (prev) return;
       }
-      const r = refuseDecision(state, d, { checkRoles });
+      const r = refuseDecision(state, d);
       if (r) throw refusalFailure(r);
     },
   });
@@ -283,7 +246,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   setHandler(
     consumeUpdate,
     (m: ConsumeMessage, w?: CallerWrites): ConsumeResult & CallerEvents => {
-      const r = refuseConsume(state, m?.consumer_id, order);
+      const r = refuseConsume(state, m?.consumer_id);
       if (r) throw refusalFailure(r);
       const consumedAt = now();
       consumeApproval(state, m.consumer_id, consumedAt, `consumed by ${m.consumer_id}`);
@@ -310,14 +273,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     },
     {
       validator: (m: ConsumeMessage, _w?: CallerWrites): void => {
-        const r = refuseConsume(state, m?.consumer_id, order);
+        const r = refuseConsume(state, m?.consumer_id);
         if (r) throw refusalFailure(r);
       },
     },
   );
   setHandler(cancelUpdate, cancel, {
     validator: (m: CancelMessage): void => {
-      const r = refuseCancel(state, m?.actor_id, m?.actor_type, order);
+      const r = refuseCancel(state, m?.actor_id, m?.actor_type);
       if (r) throw refusalFailure(r);
     },
   });
@@ -326,7 +289,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       cancel(m);
     } catch (err) {
       if (!(err instanceof ApplicationFailure)) throw err;
-      if (capAll && !underCap()) return;
+      if (!underCap()) return;
       trail.append({
         event_type: 'decision.refused',
         actor_type: m?.actor_type ?? 'agent',
@@ -337,11 +300,8 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }
   });
 
-  // Decided once at the start: executions recorded before it never check their history length.
-  const canContinue = isPatched(GATE_CONTINUE_AS_NEW_PATCH);
-  const full = (): boolean => canContinue && historyFull(input);
-  // Decided once at the start: executions recorded before it start and cancel a timer per wait.
-  const deadlines = isPatched(LAZY_DEADLINES_PATCH) ? new Deadlines() : undefined;
+  const full = (): boolean => historyFull(input);
+  const deadlines = new Deadlines(); // timers that are never cancelled: see deadlines.ts
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
     if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines);
@@ -351,11 +311,9 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (state.executor === 'external') {
         await awaitConsume(state, input, trail, full, deadlines);
         if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
-      }
-      // New in the workflow executor; no recorded history has it, so no patch is needed.
-      else if (state.executor === 'workflow')
+      } else if (state.executor === 'workflow')
         await CancellationScope.nonCancellable(() => handOver(state, input, trail));
-      else await CancellationScope.nonCancellable(() => runTool(state, input, trail, isPatched)); // once approved, the run's cancel does not stop it
+      else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
       publish();
     }
   } catch (err) {

@@ -2,9 +2,7 @@ import {
   CancellationScope,
   ParentClosePolicy,
   condition,
-  patched,
   proxyActivities,
-  proxyLocalActivities,
   startChild,
   uuid4,
 } from '@temporalio/workflow';
@@ -12,50 +10,17 @@ import { WEBHOOK_EVENT_TYPES, type AuditEvent } from '../../common/audit';
 import { auditEventFor, type RequestedEventIds } from '../../common/requested-event';
 import type { AuditSpec, GateCarry } from '../../common/gate-state';
 import type { DeliverWebhooksInput, GateActivities } from '../../worker/activities/contracts';
-import type { Patched } from './patch-baseline';
 import { webhookDeliveryWorkflow } from '../webhook-delivery/webhook-delivery';
 
 /**
- * Patch id of the durable batched trail (the current path): a task's events go to the
- * store in one regular activity, scheduled when the task completes, so the store only
- * ever receives events that are already in the workflow's history; webhooks are only
- * scheduled when receivers are configured.
+ * Store writes, one batch per workflow task: a task's events go in one regular activity,
+ * scheduled when the task completes, so the store only receives events already in history.
  */
-export const AUDIT_DURABLE_BATCH_PATCH = 'audit-batch-durable-v1';
-/**
- * Patch id of the batched trail written by a local activity (histories in
- * test/replay/histories/v2). Not used for new executions: a local activity runs before
- * its workflow task completes, so a worker crash at that moment could leave an event in
- * the store that the retried task replaces with another one. Histories without either
- * marker replay on the first path (one `recordAuditEvent` and one `deliverWebhooks`
- * activity per event). Never remove a path while gates recorded on it may be open.
- */
-export const AUDIT_BATCH_PATCH = 'audit-batch-local-v1';
-
-/**
- * Patch id of caller-recorded events (`CallerWrites.recorded`, `requested_event.recorded`):
- * events whose caller recorded an audit intent before sending are not sent again when
- * the gate ends. Asked at the end, and only when every event still to send is such an
- * event; new executions have it through the gate's patch baseline (gate-baseline-v3 and later).
- */
-export const CALLER_RECORDED_PATCH = 'caller-recorded-events-v1';
-
-/** How a trail writes to the store, by the release its execution started on. */
-type TrailMode = 'durable-batch' | 'local-batch' | 'per-event';
-
-/** Store writes, per event (first path) or per task (durable batch): the same activity options. */
 const store = proxyActivities<GateActivities>({
   // One insert; short, so a write lost with a crashed worker is retried in seconds (the insert is idempotent).
   startToCloseTimeout: '10s',
   // The store must get every event: retry until it does (durability over latency).
   retry: { initialInterval: '1s', maximumInterval: '30s', backoffCoefficient: 2 },
-});
-
-/** Only for executions recorded on the local-batch path (see AUDIT_BATCH_PATCH). */
-const local = proxyLocalActivities<GateActivities>({
-  startToCloseTimeout: '10s',
-  // Unlimited attempts: the store must get every event; long backoffs become durable timers.
-  retry: { initialInterval: '500ms', maximumInterval: '30s', backoffCoefficient: 2 },
 });
 
 const { deliverWebhooks } = proxyActivities<GateActivities>({
@@ -88,15 +53,12 @@ interface Delivery {
  */
 export class AuditTrail {
   readonly events: AuditEvent[] = [];
-  private readonly pending: Promise<unknown>[] = [];
   private readonly deliveries: Delivery[] = [];
-  /** Batched path: events not yet handed to the store, with their webhook inputs. */
+  /** Events not yet handed to the store, with their webhook inputs. */
   private unsent: Unsent[] = [];
   /** The batch being written right now (acknowledged when its activity completes). */
   private inflight: Unsent[] = [];
   private writer: Promise<void> | undefined;
-  private readonly mode: TrailMode;
-  private readonly isPatched: Patched;
 
   constructor(
     private readonly requestId: string,
@@ -107,17 +69,7 @@ export class AuditTrail {
     private head?: AuditEvent,
     /** Sees each appended event (metrics); must not issue commands. */
     private readonly observe?: (event: AuditEvent) => void,
-    /** The execution's `patched` (the gate's answers through its patch baseline). */
-    isPatched: Patched = patched,
-  ) {
-    this.isPatched = isPatched;
-    // Decided once per execution, newest first: a history keeps the path it was recorded on.
-    this.mode = isPatched(AUDIT_DURABLE_BATCH_PATCH)
-      ? 'durable-batch'
-      : isPatched(AUDIT_BATCH_PATCH)
-        ? 'local-batch'
-        : 'per-event';
-  }
+  ) {}
 
   /**
    * Takes over the chain of the execution before this one (continue-as-new), with what it
@@ -148,20 +100,13 @@ export class AuditTrail {
     // Workflow uuid4 and clock: deterministic on replay.
     const event = this.build(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
     const webhook = this.webhookOf(event);
-    if (this.mode !== 'per-event') {
-      this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
-      this.writer ??= this.writeBatches();
-      return event;
-    }
-    // Non-cancellable: the `*.cancelled` events are appended after a cancel arrives and must still be written.
-    this.pending.push(CancellationScope.nonCancellable(() => store.recordAuditEvent(event)));
-    if (webhook) this.deliver(webhook);
+    this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
+    this.writer ??= this.writeBatches();
     return event;
   }
 
   /**
-   * Appends an event the creator has already written to the store (batched paths only):
-   * no write is scheduled for it now; it rides along with the next batch (an idempotent
+   * Appends an event the creator has already written to the store: no write is scheduled for it now; it rides along with the next batch (an idempotent
    * insert, in case the creator failed before its write), which also delivers its webhook
    * if receivers are configured.
    */
@@ -173,16 +118,11 @@ export class AuditTrail {
   }
 
   /**
-   * Appends an event that the update's caller writes to the store (`CallerWrites`; the
-   * durable-batch path only): as with `appendStored`, no write is scheduled for it now; the
-   * gate's next batch carries it, at the latest the one of its last task. Returns undefined
-   * on the older paths, where the event is written as usual and the caller has nothing to write.
+   * Appends an event that the update's caller writes to the store (`CallerWrites`): as with
+   * `appendStored`, no write is scheduled for it now; the gate's next batch carries it, at
+   * the latest the one of its last task.
    */
-  appendForCaller(spec: AuditSpec, recorded = false): AuditEvent | undefined {
-    if (this.mode !== 'durable-batch') {
-      this.append(spec);
-      return undefined;
-    }
+  appendForCaller(spec: AuditSpec, recorded = false): AuditEvent {
     // Workflow uuid4 and clock, as in append: deterministic on replay.
     return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() }, recorded);
   }
@@ -208,11 +148,10 @@ export class AuditTrail {
    * the undelivered ones to detached workflows that keep retrying (at least once).
    */
   async flush(): Promise<void> {
-    await Promise.all(this.pending);
     if (this.unsent.length > 0) {
       // Events their callers hold audit intents for are theirs to write (or their recovery's);
       // any other event still to send takes them all along (the insert is idempotent).
-      if (this.unsent.every((u) => u.recorded) && this.isPatched(CALLER_RECORDED_PATCH)) this.unsent = [];
+      if (this.unsent.every((u) => u.recorded)) this.unsent = [];
       else this.writer ??= this.writeBatches(); // events appended as stored, not yet re-sent
     }
     if (this.writer) await this.writer;
@@ -242,8 +181,7 @@ export class AuditTrail {
         const batch = this.unsent;
         this.unsent = [];
         this.inflight = batch;
-        const write = this.mode === 'durable-batch' ? store.recordAuditEvents : local.recordAuditEvents;
-        const { webhook_receivers } = await write({ events: batch.map((b) => b.event) });
+        const { webhook_receivers } = await store.recordAuditEvents({ events: batch.map((b) => b.event) });
         this.inflight = [];
         if (webhook_receivers > 0) for (const b of batch) if (b.webhook) this.deliver(b.webhook);
       }

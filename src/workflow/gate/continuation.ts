@@ -3,13 +3,6 @@ import type { GateCarry, GateInput, GateState } from '../../common/gate-state';
 import type { AuditTrail } from './audit-trail';
 import type { approvalGateWorkflow } from './approval-gate';
 
-/**
- * Patch id of continue-as-new in the gate. Executions recorded before it never continue
- * (and never check their history length). Never remove while gates started before it may
- * still be open.
- */
-export const GATE_CONTINUE_AS_NEW_PATCH = 'gate-continue-as-new-v1';
-
 /** History events one gate execution may reach before it hands over, unless its input says otherwise. */
 export const DEFAULT_MAX_HISTORY_EVENTS = 10_000;
 

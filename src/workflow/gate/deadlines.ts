@@ -1,13 +1,5 @@
 import { CancellationScope, condition, sleep } from '@temporalio/workflow';
 
-/**
- * Patch id of the gate's lazy deadlines (`Deadlines`). Executions recorded before it wait
- * with `condition(fn, timeout)`, which starts a timer per wait and cancels it when the
- * wait ends early, and keep doing so on replay. New executions have it through the gate's
- * patch baseline (gate-baseline-v4).
- */
-export const LAZY_DEADLINES_PATCH = 'gate-lazy-deadlines-v1';
-
 /** A durable timer this execution started: the deadline it was armed for, and whether it fired. */
 interface Armed {
   at: number;

@@ -38,8 +38,8 @@ export interface RefusalRecord {
  * events the update appends to the store itself (it has the store and no webhook
  * receivers are configured), so the gate schedules no store write for them now; they
  * ride along with the gate's next batch (an idempotent insert), at the latest when it
- * ends. A second argument, not a field of the message: workers from before it ignore it
- * (their message schema is strict) and write the events themselves.
+ * ends. A second argument, not a field of the message, so the message's schema stays
+ * the one of DecisionMessage and ConsumeMessage.
  */
 export interface CallerWrites {
   audit_events: 'caller';
@@ -48,8 +48,7 @@ export interface CallerWrites {
    * audit store): if it fails before writing the events, whoever recovers the store's
    * stale intents reads them from the gate's history and writes them. The gate then does
    * not send these events again when it ends, which saves every lifecycle a store
-   * activity and the workflow task it wakes. Workers from before it ignore the field and
-   * send them again, as for `CALLER_WRITES`.
+   * activity and the workflow task it wakes.
    */
   recorded?: true;
 }

@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { DecisionMessage } from '../../common/decision';
 import { findSecrets } from '../../common/secrets';
 import { applyEvent, mergeArgs, type GateInput, type GateState, type Modification } from '../../common/gate-state';
@@ -44,14 +44,6 @@ export const DOMAIN_READS = {
 const domain = proxyActivities<GateActivities>(DOMAIN_READS);
 
 /**
- * Waits until `fn` holds (true) or the workflow clock reaches `deadline` (epoch ms): on the
- * execution's lazy deadlines, or, for executions recorded before them, on a timer of its own.
- */
-function waitUntil(deadlines: Deadlines | undefined, fn: () => boolean, deadline: number): Promise<boolean> {
-  return deadlines ? deadlines.until(fn, deadline) : condition(fn, deadline - Date.now());
-}
-
-/**
  * Waits for the quorum or a denial until expires_at; then fails closed. Sends the
  * escalation notice on the way (once per gate, also across executions). Returns early,
  * undecided, when `handOver` holds (the execution's history is full; see gate-continuation).
@@ -60,8 +52,8 @@ export async function awaitDecision(
   state: GateState,
   input: GateInput,
   trail: AuditTrail,
-  handOver: () => boolean = () => false,
-  deadlines?: Deadlines,
+  handOver: () => boolean,
+  deadlines: Deadlines,
 ): Promise<void> {
   const settled = (): boolean => state.status !== 'requested' && !state.busy;
   const wake = (): boolean => settled() || handOver();
@@ -69,7 +61,7 @@ export async function awaitDecision(
   const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
   if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
-    if (escalateAt > Date.now() && !(await waitUntil(deadlines, wake, escalateAt)) && state.status === 'requested') {
+    if (escalateAt > Date.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested') {
       trail.append({
         event_type: 'approval.escalated',
         actor_type: 'system',
@@ -81,7 +73,7 @@ export async function awaitDecision(
     if (!settled() && handOver()) return;
   }
   const remaining = deadline - Date.now();
-  const decided = remaining > 0 ? await waitUntil(deadlines, wake, deadline) : settled();
+  const decided = remaining > 0 ? await deadlines.until(wake, deadline) : settled();
   if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
     systemEnd(state, trail, 'expire', 'no decision before expires_at', `no decision before ${state.expires_at}`, {
@@ -100,13 +92,13 @@ export async function awaitConsume(
   state: GateState,
   input: GateInput,
   trail: AuditTrail,
-  handOver: () => boolean = () => false,
-  deadlines?: Deadlines,
+  handOver: () => boolean,
+  deadlines: Deadlines,
 ): Promise<void> {
   state.consume_deadline ??= new Date(Date.now() + input.consume_ttl_seconds * 1000).toISOString();
   const deadline = Date.parse(state.consume_deadline);
   const open = (): boolean => state.status !== 'approved' || handOver();
-  const done = deadline > Date.now() ? await waitUntil(deadlines, open, deadline) : false;
+  const done = deadline > Date.now() ? await deadlines.until(open, deadline) : false;
   if (state.status === 'approved' && handOver()) return;
   if (!done && state.status === 'approved') {
     const note = `not consumed before ${state.consume_deadline}`;

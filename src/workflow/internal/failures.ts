@@ -18,14 +18,11 @@ export function refusalFailure(r: Refusal): ApplicationFailure {
 }
 
 /**
- * Patch id of errors classified by who is at fault: only a tool's own final refusal
- * (ToolFailed) is a tool failure; the tool activity retries everything else without a
- * limit; a failed run or gate names its cause's type; a bug in workflow code fails the
- * workflow task instead of the run. Executions recorded before it keep the old handling.
+ * The tool activity. Errors are classified by who is at fault: only a tool's own final
+ * refusal (ToolFailed) is a tool failure; infrastructure errors retry until they pass (the
+ * tool is idempotent by key); a failed run or gate names its cause's type; a bug in
+ * workflow code fails the workflow task instead of the run.
  */
-export const ERROR_CLASSES_PATCH = 'error-classes-v1';
-
-/** The tool activity under ERROR_CLASSES_PATCH: infrastructure errors retry until they pass (the tool is idempotent by key). */
 export const TOOL_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5m',
   heartbeatTimeout: '5s', // executeTool heartbeats every second: a dead worker is noticed fast
