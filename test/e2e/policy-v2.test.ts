@@ -353,7 +353,7 @@ describe('standing grants', () => {
 
   it('expires', async () => {
     const target = `ch_${randomUUID().slice(0, 8)}`;
-    const id = await granted(target, { for: 2, max_uses: 5 });
+    const id = await granted(target, { for: 2, max_uses: 2 });
     await new Promise((r) => setTimeout(r, 2500));
     const r = await call('POST', '/v1/approvals', K.agent, refund(25000, {}, target));
     expect(r.body.status).toBe('requested');
