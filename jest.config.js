@@ -11,7 +11,15 @@ module.exports = {
     '^approval-gate/(worker|workflow|client|webhooks|api)$': '<rootDir>/src/$1',
     '^approval-gate/(ai-sdk|openai-agents|langchain)$': '<rootDir>/src/adapters/$1',
   },
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+    // The CEL library ships ES modules only; Node 20.19+ requires them natively, jest's module system does not.
+    '/node_modules/@marcbachmann/cel-js/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 120000,

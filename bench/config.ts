@@ -2,7 +2,7 @@
 // default run takes about 5-8 minutes on a 2-core machine (bench/README.md).
 import { PORT_OFFSETS } from '../src/stack/temporal-config';
 
-export const SECTIONS = ['overhead', 'tool', 'create', 'pending', 'burst'] as const;
+export const SECTIONS = ['overhead', 'tool', 'create', 'policy', 'pending', 'burst'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchConfig {

@@ -15,6 +15,7 @@ import { createSection } from './create';
 import { header } from './machine';
 import { overheadSection } from './overhead';
 import { pendingSection } from './pending';
+import { policySection } from './policy';
 import { Report } from './report';
 import { openServer, type BenchServer } from './temporal-server';
 import { toolSection } from './tool-path';
@@ -23,6 +24,7 @@ const SECTION_RUNNERS: Record<Section, (ctx: BenchContext) => Promise<void>> = {
   overhead: overheadSection,
   tool: toolSection,
   create: createSection,
+  policy: policySection,
   pending: pendingSection,
   burst: burstSection,
 };

@@ -47,7 +47,8 @@ export async function planTripCall(
   if (!draft || !validation?.ok) throw new Error('trip policy allowed a submit without a validated draft (bug)');
   const input = submitInputOf(sessionId, draft);
   const tier = tripTier(draft.budget);
-  if (tier.policy === 'allow') return { policy: 'allow', input };
+  // Evidence on the allowed tier too: a rule of GATE_POLICY_FILE may still ask a person.
+  if (tier.policy === 'allow') return { policy: 'allow', input, evidence: submitEvidence(input, draft, validation) };
   return {
     policy: 'require_approval',
     input,

@@ -11,6 +11,9 @@ import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
 import { loadPolicyFile } from '../policy/load-file';
+import type { ReviewerPolicy } from '../policy/reviewer-policy';
+import { GrantStore } from '../store/grant-store';
+import { policyRoutes } from './policy-routes';
 import { OidcVerifier } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { approvalRoutes } from './approval-routes';
@@ -76,6 +79,10 @@ export interface ApiServerDeps {
   oidc?: OidcVerifier;
   /** Whose X-Forwarded-For names the client address (fastify `trustProxy`); the socket's address when absent. */
   trustProxy?: TrustProxy;
+  /** The rule file `POST /v1/policy/explain` explains (the one the gate client applies). */
+  policy?: ReviewerPolicy;
+  /** Standing grants, listed and revoked under `/v1/grants`. */
+  grants?: GrantStore;
   /** Keys that sign evidence bundles and are published at `/v1/signing-keys`; without them, exports answer 503. */
   signing?: SigningKeys;
 }
@@ -144,6 +151,7 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
     return page.html;
   });
   approvalRoutes(app, deps.gate, requireKey, metrics);
+  policyRoutes(app, { requireKey, policy: deps.policy, grants: deps.grants, audit: deps.audit });
   evidenceRoutes(app, deps.gate, requireKey, deps.signing);
 
   const domains = deps.domains ?? createDomainRegistry([]);
@@ -238,8 +246,10 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
   try {
     const audit = new AuditStore(db);
     const keys = new KeyStore(db);
+    const grants = new GrantStore(db);
     await audit.migrate();
     await keys.migrate();
+    await grants.migrate();
     const domains = await resolveDomains(opts.domains ?? [], { db });
     const shared = opts.connection;
     if (!shared) connection = await Connection.connect({ address: temporalAddressOf(cfg) });
@@ -264,6 +274,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       audit,
       webhookReceivers: cfg.webhookUrls.length,
       policy,
+      grants,
       eagerStart: shared !== undefined && cfg.eagerStart === true,
     });
     const logger =
@@ -280,6 +291,8 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
       trustProxy: cfg.trustProxy,
+      policy,
+      grants,
       signing,
       ...(cfg.oidc ? { oidc: new OidcVerifier(cfg.oidc) } : {}),
     });

@@ -27,6 +27,8 @@ export interface DecisionInput {
   note?: string;
   args?: Record<string, unknown>;
   args_sha256?: string;
+  /** A standing grant to give with an approval (`for`, `max_uses`, `when?`). */
+  grant?: { for: string | number; max_uses: number; when?: string };
 }
 
 /**
@@ -104,6 +106,19 @@ export class GateHttpClient {
       `/v1/runs/${encodeURIComponent(id)}/interactions/${encodeURIComponent(interactionId)}`,
       body,
     );
+  }
+
+  /** `POST /v1/policy/explain` (reviewer key): the server's rule file on one request. */
+  explainPolicy(request: Json): Promise<Json> {
+    return this.send('POST', '/v1/policy/explain', request);
+  }
+  /** `GET /v1/grants?status=` (reviewer key). */
+  listGrants(status?: 'active' | 'all'): Promise<Json> {
+    return this.send('GET', `/v1/grants${status ? `?status=${status}` : ''}`);
+  }
+  /** `DELETE /v1/grants/{id}` (reviewer key). */
+  revokeGrant(id: string): Promise<Json> {
+    return this.send('DELETE', `/v1/grants/${encodeURIComponent(id)}`);
   }
 
   private async send<T>(

@@ -4,6 +4,8 @@ import { auditCommand } from './commands/audit';
 import { decisionCommands } from './commands/decisions';
 import { evidenceCommand } from './commands/evidence';
 import { keysCommand } from './commands/keys';
+import { grantsCommand } from './commands/grants';
+import { policyCommand } from './commands/policy';
 import { runCommand } from './commands/runs';
 import { serviceCommands } from './commands/services';
 import { stackCommand } from './commands/stack';
@@ -25,6 +27,8 @@ export function buildProgram(io: CliIo = processIo): Command {
     auditCommand(io),
     evidenceCommand(io),
     keysCommand(io),
+    policyCommand(io),
+    grantsCommand(io),
     runCommand(io),
     stackCommand(io),
   ];

@@ -10,7 +10,8 @@ import type { GateInput } from '../common/gate-state';
 import { digest } from '../common/hashing';
 import { unrepresentableNumbers } from '../common/json-limits';
 import { DEFAULT_TENANT } from '../common/tenant';
-import { reviewFor, type ReviewerPolicy } from '../policy/reviewer-policy';
+import type { ReviewerPolicy } from '../policy/reviewer-policy';
+import { judge, type Judgement, type PolicyRequest } from '../policy/judge';
 import { GateError, invalidInput } from './gate-error';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
@@ -39,6 +40,11 @@ export interface PreparedCreate {
   requestId: string;
   idempotencyKey: string;
   input: GateInput;
+  /** What the rule file made of the request (allow and block are already in `input.policy_decision`). */
+  judgement: Judgement;
+  /** The request as the rule file's conditions saw it (for grants and the `policy.evaluated` record). */
+  policyRequest: PolicyRequest;
+  tenant: string;
 }
 
 /**
@@ -69,16 +75,30 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       [{ path: '$.executor', message: 'not available here' }],
     );
   }
-  const expiresAt = deadline(b, nowMs);
-  const reviewers = reviewFor(ctx.policy, b.action, b);
+  // Outside the default tenant the tenant is part of the id, so tenants never share one.
+  const tenant = caller.tenant ?? DEFAULT_TENANT;
+  const policyRequest: PolicyRequest = {
+    action: b.action,
+    target: b.target,
+    summary: b.summary,
+    args: b.args,
+    blast_radius: b.blast_radius,
+    preconditions: b.preconditions,
+    agent: caller.agentId,
+    tenant,
+    approvals_required: b.approvals_required,
+    ...(b.reviewer_roles ? { reviewer_roles: b.reviewer_roles } : {}),
+  };
+  const judgement = judge(ctx.policy, policyRequest);
+  const reviewers = judgement.review;
   if ('problem' in reviewers)
     throw new GateError(422, 'invalid_request', reviewers.problem, [
       { path: '$.reviewer_roles', message: 'not allowed' },
     ]);
+  // The rule's ttl is an upper bound: a request may ask for less, never more.
+  const expiresAt = capped(deadline(b, nowMs), nowMs, judgement.ttl_seconds);
   const requirement = reviewers.reviewer_policy;
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
-  // Outside the default tenant the tenant is part of the id, so tenants never share one.
-  const tenant = caller.tenant ?? DEFAULT_TENANT;
   const requestId = requestIdFor(
     tenant === DEFAULT_TENANT ? caller.agentId : `${tenant}/${caller.agentId}`,
     idempotencyKey,
@@ -99,6 +119,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
     idempotency_key: idempotencyKey,
     expires_at: expiresAt,
     ...(requirement ? { reviewer_policy: requirement } : {}),
+    ...(judgement.evidence ? { policy: judgement.evidence } : {}),
   });
   const problem = checkPayload(payload);
   if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
@@ -123,8 +144,29 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
       // What the caller asked for, without what the server fills (ids, hashes, a ttl-derived
       // deadline): a retry of the same body has the same digest even a minute later.
       create_sha256: digest({ ...b, agent_id: caller.agentId }),
+      ...(judgement.effect !== 'require'
+        ? {
+            policy_decision: {
+              decision: judgement.effect === 'allow' ? ('approve' as const) : ('reject' as const),
+              decided_by: judgement.decided_by,
+              rule_id: judgement.rule_id,
+              ...(judgement.reason ? { reason: judgement.reason } : {}),
+            },
+          }
+        : {}),
+      ...(judgement.shadow.length > 0 ? { policy_shadow: judgement.shadow } : {}),
     },
+    judgement,
+    policyRequest,
+    tenant,
   };
+}
+
+/** The deadline, no later than `ttlSeconds` from now when the rule sets one. */
+function capped(expiresAt: string, nowMs: number, ttlSeconds: number | undefined): string {
+  if (ttlSeconds === undefined) return expiresAt;
+  const cap = nowMs + ttlSeconds * 1000;
+  return Date.parse(expiresAt) > cap ? new Date(cap).toISOString() : expiresAt;
 }
 
 function deadline(b: CreateApprovalBody, nowMs: number): string {

@@ -13,7 +13,7 @@ import { verifyChain, type AuditEvent } from '../common/audit';
 import { storeCheck, type AuditView } from './audit-view';
 
 export type { AuditView } from './audit-view';
-import { DecisionMessage, type AcceptedDecision, type DecisionOutcome } from '../common/decision';
+import { DecisionMessage, type AcceptedDecision, type DecisionOutcome, type DecisionResult } from '../common/decision';
 import { decisionKey } from '../common/gate-state';
 import { isFailureType } from '../common/failure-types';
 import type { ApprovalStatus } from '../common/lifecycle';
@@ -34,9 +34,13 @@ import {
   type CallerWrites,
   type ConsumeResult,
 } from '../workflow/gate/messages';
-import { visibleTo, type Scope } from '../common/tenant';
+import { DEFAULT_TENANT, visibleTo, type Scope } from '../common/tenant';
 import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
 import type { ReviewerPolicy } from '../policy/reviewer-policy';
+import type { GrantStore } from '../store/grant-store';
+import { recordEvaluation } from '../store/policy-events';
+import { applyStandingGrant, issueGrant } from './grants';
+import { grantConditionProblem } from '../policy/grants';
 import { GateError, invalidInput } from './gate-error';
 import {
   GATE_WORKFLOW_TYPE,
@@ -47,9 +51,9 @@ import {
   summaryOf,
   visibilityFilter,
   type GateSummary,
+  type CreatedRequest,
   type GateView,
   type ListFilter,
-  type RequestRef,
 } from './gate-views';
 import { requestedEvent } from '../common/requested-event';
 import { startOptions } from './start-options';
@@ -98,12 +102,17 @@ export interface GateClientOptions {
   eagerStart?: boolean;
   /** The server's reviewer rule file (GATE_POLICY_FILE), applied to every create. */
   policy?: ReviewerPolicy;
+  /**
+   * Standing grants: creates use them (a request a grant covers is approved at creation)
+   * and approvals give them (`grant` in a decision). None: no grant is used or given.
+   */
+  grants?: GrantStore;
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
 export interface CreateResult {
   created: boolean;
-  request: RequestRef;
+  request: CreatedRequest;
 }
 
 /** A request's audit trail and whether its hash chain verifies. */
@@ -173,7 +182,16 @@ export class GateClient {
    * used with another payload, 503 `gate_busy` when `admission` sheds it.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const { requestId, input } = prepareCreate(body, caller, { policy: this.options.policy });
+    const prepared = prepareCreate(body, caller, { policy: this.options.policy });
+    const { requestId, input, judgement } = prepared;
+    // A rule that asks a person may let a standing grant answer instead (used once per request id).
+    const grant = this.options.grants
+      ? await applyStandingGrant(this.options.grants, this.options.audit, {
+          ...prepared,
+          payloadSha256: input.payload_sha256,
+        })
+      : undefined;
+    if (grant) input.policy_decision = grant;
     this.options.admission?.check(); // after validation, so a bad body is refused at once and not retried
     const writer = this.callerAudit;
     let first: AuditEvent | undefined;
@@ -191,13 +209,35 @@ export class GateClient {
       });
       // Only after the start: a refused start (a replayed key) must not leave a second first event.
       if (writer && first) await writer.settle(intent, [first]);
+      const decided = input.policy_decision;
+      // What replay re-judges; a lost record costs a replay one request, never the create.
+      if (this.options.policy && this.options.audit)
+        await recordEvaluation(this.options.audit, requestId, prepared.policyRequest, judgement, {
+          decided_by: decided?.decided_by,
+          via: 'api',
+        }).catch(() => undefined);
+      const warnings = judgement.shadow
+        .filter((w) => w.mode === 'warn')
+        .map((w) => ({ rule_id: w.rule_id, effect: w.effect, message: w.message }));
       return {
         created: true,
         request: {
           request_id: requestId,
-          status: 'requested',
+          status: decided ? (decided.decision === 'approve' ? 'approved' : 'denied') : 'requested',
           expires_at: input.payload.expires_at,
           payload_sha256: input.payload_sha256,
+          ...(judgement.version === 2
+            ? {
+                policy: {
+                  effect: decided ? (decided.decision === 'approve' ? 'allow' : 'block') : judgement.effect,
+                  rule_id: judgement.rule_id,
+                  ...(decided ? { decided_by: decided.decided_by } : {}),
+                  ...(decided?.reason ? { reason: decided.reason } : {}),
+                  ...(grant?.grant_id ? { grant_id: grant.grant_id } : {}),
+                },
+              }
+            : {}),
+          ...(warnings.length > 0 ? { warnings } : {}),
         },
       };
     } catch (err) {
@@ -309,8 +349,9 @@ export class GateClient {
     const seen = await this.authorize(id, scope);
     const handle = this.handle(id);
     const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
+    let result: DecisionResult;
     try {
-      return await this.update(
+      result = await this.update(
         id,
         updateId,
         async (writes) => {
@@ -339,8 +380,14 @@ export class GateClient {
       );
     } catch (err) {
       if (!isUnapplied(err)) throw err;
+      return this.accept(id, msg, seen);
     }
-    return this.accept(id, msg, seen);
+    // The quorum gave a standing grant: store it, so later creates can use it. A retry stores it once.
+    if (result.grant && this.options.grants) {
+      const tenant = scope?.tenant ?? gateOwnership(await this.describe(id)).tenant ?? DEFAULT_TENANT;
+      await issueGrant(this.options.grants, this.options.audit, result.grant, tenant);
+    }
+    return result;
   }
 
   /**
@@ -601,6 +648,12 @@ function parseDecision(message: DecisionMessage): DecisionMessage {
   refuseUnrepresentable({ args: message.args });
   const r = DecisionMessage.safeParse(message);
   if (!r.success) throw invalidInput('decision', r.error);
+  const when = r.data.grant?.when;
+  const problem = when === undefined ? null : grantConditionProblem(when);
+  if (problem)
+    throw new GateError(422, 'invalid_request', `grant.when is not a condition: ${problem}`, [
+      { path: '$.grant.when', message: problem },
+    ]);
   return r.data;
 }
 

@@ -19,6 +19,14 @@ export interface RequestRef {
   payload_sha256: string;
 }
 
+/** A create's answer: the request, and what a version 2 rule file made of it. */
+export interface CreatedRequest extends RequestRef {
+  /** The deciding rule (or grant) when the rule file decided at creation, or which rule asks a person. */
+  policy?: { effect: string; rule_id: string | null; decided_by?: string; reason?: string; grant_id?: string };
+  /** What `warn` rules would have done (never enforced). */
+  warnings?: { rule_id: string; effect: string; message: string }[];
+}
+
 /** One line of `GET /v1/approvals`. */
 export interface GateSummary extends RequestRef {
   action: string;

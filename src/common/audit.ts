@@ -32,6 +32,16 @@ export const AuditEventType = {
   KeyRotated: 'key.rotated',
   KeyRevoked: 'key.revoked',
   KeyRolesChanged: 'key.roles_changed',
+  /** A rule file's judgement of a request, in its own chain (`policy:<request id>`): what `gate policy replay` re-judges. */
+  PolicyEvaluated: 'policy.evaluated',
+  /** What a warn or audit rule would have done; never enforced. */
+  PolicyShadow: 'policy.shadow',
+  /** A tool call a rule allowed without a gate (in the run's trail). */
+  PolicyAllowed: 'policy.allowed',
+  /** Standing grants, each in the grant's own chain (`grant:<id>`); a use is also on the gate it approved. */
+  GrantIssued: 'grant.issued',
+  GrantUsed: 'grant.used',
+  GrantRevoked: 'grant.revoked',
 } as const;
 export type AuditEventType = (typeof AuditEventType)[keyof typeof AuditEventType];
 

@@ -1,9 +1,31 @@
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
+import { FileDuration } from '../policy/policy-v2';
+import type { IssuedGrant } from './gate-types';
 
 /** The three decision words; anything else ("Approve", "yes") is refused, never guessed. */
 export const DecisionWord = sharedSchema('decision.DecisionWord', () => z.enum(['approve', 'reject', 'modify']));
 export type DecisionWord = z.infer<typeof DecisionWord>;
+
+/**
+ * A standing grant an approving vote asks for: later requests of the same tenant, agent,
+ * action and target (and `when`, CEL, if given) are approved at creation, for `for` and at
+ * most `max_uses` times. Only under a rule with `grants`, within its bounds, and only when
+ * every approving vote of the quorum names the same grant.
+ */
+export const GrantRequest = sharedSchema('decision.GrantRequest', () =>
+  z
+    .object({
+      /** How long the grant lasts: `30m`, `4h` or seconds; at most the rule's `max_for`. */
+      for: FileDuration,
+      /** Requests it may approve; at most the rule's `max_uses`. */
+      max_uses: z.int().min(1).max(10_000),
+      /** A CEL condition a later request must also meet (as a rule's `when`). */
+      when: z.string().min(1).max(4000).optional(),
+    })
+    .strict(),
+);
+export type GrantRequest = z.infer<typeof GrantRequest>;
 
 /** Body of `POST /v1/approvals/{id}/decision`. */
 export const DecisionBody = sharedSchema('decision.DecisionBody', () =>
@@ -26,9 +48,13 @@ export const DecisionBody = sharedSchema('decision.DecisionBody', () =>
         .optional(),
       /** Caller-chosen id so a retried decision is applied once; the server makes one when absent. */
       decision_id: z.string().min(1).max(128).optional(),
+      /** A standing grant to give with this approval (see GrantRequest). */
+      grant: GrantRequest.optional(),
     })
     .strict()
     .superRefine((d, ctx) => {
+      if (d.grant && d.decision !== 'approve')
+        ctx.addIssue({ code: 'custom', path: ['grant'], message: 'only an approval can give a standing grant' });
       if (d.decision === 'reject' && !d.reason)
         ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
       if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
@@ -84,11 +110,14 @@ export const DecisionMessage = sharedSchema('decision.DecisionMessage', () =>
       note: z.string().max(2000).optional(),
       args: z.record(z.string(), z.unknown()).optional(),
       args_sha256: z.string().optional(),
+      grant: GrantRequest.optional(),
     })
     // Unknown fields are dropped, not refused: an API of a later release may send fields a
     // worker of this release does not know yet (docs/upgrading.md).
     .strip()
     .superRefine((d, ctx) => {
+      if (d.grant && d.decision !== 'approve')
+        ctx.addIssue({ code: 'custom', path: ['grant'], message: 'only an approval can give a standing grant' });
       if (d.decision === 'reject' && !d.reason?.trim())
         ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a rejection needs a reason' });
       if (d.decision === 'modify' && (!d.args || Object.keys(d.args).length === 0))
@@ -112,6 +141,8 @@ export interface DecisionResult {
   applied: boolean;
   /** Never set on an applied decision; `AcceptedDecision` has it. */
   pending?: never;
+  /** The standing grant this decision's quorum gave (the API stores it). */
+  grant?: IssuedGrant;
 }
 
 /**

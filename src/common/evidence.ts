@@ -4,6 +4,7 @@ import { Interaction } from './interaction';
 import { canonicalJson, digest, utf8Length } from './hashing';
 import { findSecrets } from './secrets';
 import { ReviewerRequirement, RoleName } from '../policy/reviewer-policy';
+import { PolicyEvidence } from '../policy/policy-evidence';
 
 /** Largest evidence payload, as canonical JSON bytes. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -94,6 +95,8 @@ export const EvidencePayload = sharedSchema('evidence.EvidencePayload', () =>
     expires_at: z.iso.datetime(),
     /** Who may decide: the rule file's rule (and its hash) tightened by the request. Absent: any reviewer. */
     reviewer_policy: ReviewerRequirement.optional(),
+    /** What a version 2 rule file decided and why: the rule, its effect, the values it read and the file's hash. */
+    policy: PolicyEvidence.optional(),
   }),
 );
 export type EvidencePayload = z.infer<typeof EvidencePayload>;

@@ -4,6 +4,9 @@ import type { AuditSpec, GateInput, GateState, Modification } from './gate-types
 import { digest } from './hashing';
 import { isTerminal, transition, type LifecycleEvent } from './lifecycle';
 import { isEligible } from '../policy/reviewer-policy';
+import { quorumGrant, refuseGrant, voteGrant } from './gate-policy';
+
+export { applyPolicyDecision } from './gate-policy';
 
 export type { AuditSpec, GateCarry, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
 
@@ -45,6 +48,8 @@ function decisionDigest(d: Partial<DecisionMessage>): string {
     reason: d.reason ?? null,
     note: d.note ?? null,
     args: d.args ?? null,
+    // Only when present: digests of decisions without a grant stay as they were.
+    ...(d.grant ? { grant: d.grant } : {}),
   });
 }
 
@@ -130,7 +135,7 @@ export function refuseDecision(s: GateState, raw: unknown): Refusal | null {
     };
   }
   if (s.busy) return { type: 'Busy', message: 'another decision on this request is being applied; retry shortly' };
-  return null;
+  return d.grant ? refuseGrant(s, voteGrant(d.grant)) : null;
 }
 
 /** 403 with the roles needed when the request's rule names roles and the reviewer holds none of them. */
@@ -163,6 +168,7 @@ function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionR
     approvals: s.votes.length,
     approvals_required: s.approvals_required,
     applied,
+    ...(s.grant && s.status !== 'requested' ? { grant: s.grant } : {}),
   };
 }
 
@@ -223,10 +229,13 @@ export function applyDecision(
       note: d.note,
       at: now,
       ...(d.reviewer_auth ? { auth: d.reviewer_auth, roles: d.reviewer_roles ?? [] } : {}),
+      ...(d.grant ? { grant: voteGrant(d.grant) } : {}),
     });
     if (s.votes.length >= s.approvals_required) {
       s.status = 'approved';
       s.decision = { decision: d.decision, reviewer_id: d.reviewer_id, note: d.note, at: now, ...auth };
+      const granted = quorumGrant(s, now);
+      if (granted && 'grant' in granted) s.grant = granted.grant;
       events.push({
         ...actor,
         event_type: 'approval.approved',
@@ -236,6 +245,8 @@ export function applyDecision(
           reviewers: s.votes.map((v) => v.reviewer_id),
           args_sha256: s.final_args_sha256,
           ...who,
+          ...(granted && 'grant' in granted ? { grant: granted.grant } : {}),
+          ...(granted && 'refused' in granted ? { grant_refused: granted.refused } : {}),
         },
       });
     } else {

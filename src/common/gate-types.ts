@@ -2,6 +2,7 @@ import type { AuditEvent, AuditEventType, ActorType } from './audit';
 import type { DecisionResult, DecisionWord, ReviewerAuth } from './decision';
 import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
+import type { PolicyDecision, ShadowResult } from '../policy/policy-evidence';
 
 // The gate's data: what the workflow is started with, holds, and returns.
 
@@ -44,6 +45,35 @@ export interface GateInput {
   max_history_events?: number;
   /** Set by the gate itself when it continues as new: what the previous execution held. */
   continued?: GateCarry;
+  /**
+   * Decided at creation by the rule file (allow, block) or a standing grant: the gate
+   * starts `approved` or `denied`, decided by `policy:<rule id>` or `grant:<grant id>`.
+   */
+  policy_decision?: PolicyDecision;
+  /** What the file's warn and audit rules would have done: each a `policy.shadow` event in the trail. */
+  policy_shadow?: ShadowResult[];
+}
+
+/** A standing grant asked for in an approving vote (see `GrantRequest`), its duration in seconds. */
+export interface VoteGrant {
+  for_seconds: number;
+  max_uses: number;
+  when?: string;
+}
+
+/** A standing grant the gate's full quorum gave: what the API stores (src/store/grant-store.ts). */
+export interface IssuedGrant extends VoteGrant {
+  grant_id: string;
+  /** The gate whose approval gave it. */
+  request_id: string;
+  rule_id: string;
+  policy_sha256: string;
+  agent_id: string;
+  action: string;
+  target: string;
+  reviewers: string[];
+  issued_at: string;
+  expires_at: string;
 }
 
 /** A webhook a gate still has to deliver (the body of a `deliverWebhooks` call). */
@@ -76,6 +106,8 @@ export interface Vote {
   decision: 'approve' | 'modify';
   note?: string;
   at: string;
+  /** The standing grant this vote asks for (every approving vote must name the same one). */
+  grant?: VoteGrant;
   /** How the reviewer authenticated, when the API recorded it. */
   auth?: ReviewerAuth;
   /** The reviewer's roles when they voted, recorded with `auth`. */
@@ -150,6 +182,8 @@ export interface GateState {
   refusals_unrecorded?: number;
   /** Executions of the gate workflow so far, when it has continued as new (absent: one). */
   executions?: number;
+  /** The standing grant the approval gave, when every approving vote named it. */
+  grant?: IssuedGrant;
   updated_at: string;
 }
 

@@ -97,6 +97,13 @@ export const GateMetric = {
     labels: ['action', 'outcome'],
     help: 'Seconds from creation to the deciding decision, by outcome: approved or denied.',
   },
+  policyShadow: {
+    name: 'gate_policy_shadow_total',
+    kind: 'counter',
+    source: 'worker',
+    labels: ['rule', 'effect'],
+    help: 'Verdicts of warn and audit rules (GATE_POLICY_FILE version 2), never enforced: what each rule would have done.',
+  },
   runsStarted: {
     name: 'gate_runs_started_total',
     kind: 'counter',

@@ -35,26 +35,34 @@ export interface DomainTool {
   action: string;
 }
 
+/** What a gate for one call shows its reviewers and binds the approval to. */
+export interface CallEvidence {
+  action: string;
+  target: string;
+  summary: string;
+  blast_radius: Record<string, number | string>;
+  preconditions: Record<string, unknown>;
+  snapshot: Snapshot;
+}
+
 /** The adapter's verdict on one proposed call. */
 export type CallPlan =
   | {
       policy: 'allow';
       /** Final tool input, assembled by the adapter (never trusted from the model for change tools). */
       input: Record<string, unknown>;
+      /**
+       * Optional evidence, as for `require_approval`: with it a rule of GATE_POLICY_FILE may
+       * still put this call before a person (without it such a call is blocked, failing closed).
+       */
+      evidence?: CallEvidence;
     }
   | {
       policy: 'require_approval';
       input: Record<string, unknown>;
       approvals_required: number;
       /** Evidence fields for the gate (the loop adds ids, TTL and the agent). */
-      evidence: {
-        action: string;
-        target: string;
-        summary: string;
-        blast_radius: Record<string, number | string>;
-        preconditions: Record<string, unknown>;
-        snapshot: Snapshot;
-      };
+      evidence: CallEvidence;
     }
   | {
       policy: 'block';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { brandErrorClass, ConfigurationError } from '../common/errors';
 import { sharedSchema } from '../common/shared-schema';
+import type { PolicyFileV2 } from './policy-v2';
 
 // Who may decide what: the server-side rule file (GATE_POLICY_FILE), matched by action.
 // Pure: the loader in src/policy reads and parses the file; this module validates and matches.
@@ -45,7 +46,7 @@ export type PolicyRule = z.infer<typeof PolicyRule>;
 export const PolicyFile = sharedSchema('reviewer-policy.PolicyFile', () =>
   z
     .object({
-      /** Format version; only 1 exists. */
+      /** Format version 1 (version 2 files are read by src/policy/lint.ts). */
       version: z.literal(1).default(1),
       rules: z.array(PolicyRule).max(1000),
     })
@@ -55,7 +56,10 @@ export type PolicyFile = z.infer<typeof PolicyFile>;
 
 /** A validated rule file and the SHA-256 of its bytes, as loaded at start. */
 export interface ReviewerPolicy {
+  /** Version 1 rules (empty for a version 2 file, whose rules are in `v2`). */
   rules: PolicyRule[];
+  /** A version 2 file: which calls need a person at all (src/policy/judge.ts). */
+  v2?: PolicyFileV2;
   /** SHA-256 (hex) of the file as read: which rule file a gate was judged by. */
   sha256: string;
   /** Where it was read from, for messages. */
@@ -116,7 +120,8 @@ export function validatePolicy(parsed: unknown, sha256: string, source: string):
   return { rules: r.data.rules, sha256, source };
 }
 
-function pathText(path: PropertyKey[]): string {
+/** A zod issue path as the file reads it: `rules[2].roles[0]`. */
+export function pathText(path: PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }

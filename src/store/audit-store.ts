@@ -115,21 +115,38 @@ export class AuditStore {
       `SELECT * FROM audit_events WHERE request_id = ? ORDER BY seq`,
       [requestId],
     );
-    return rows.map((r) => ({
-      event_id: String(r.event_id),
-      seq: Number(r.seq),
-      request_id: String(r.request_id),
-      event_type: String(r.event_type),
-      actor_type: r.actor_type as AuditEvent['actor_type'],
-      actor_id: String(r.actor_id),
-      payload_sha256: (r.payload_sha256 as string | null) ?? null,
-      note: (r.note as string | null) ?? null,
-      timestamp: String(r.timestamp),
-      data: JSON.parse(String(r.data)) as Record<string, unknown>,
-      prev_hash: (r.prev_hash as string | null) ?? null,
-      hash: String(r.hash),
-    }));
+    return rows.map(eventOf);
   }
+
+  /**
+   * Events of one type recorded at or after `since` (ISO time), oldest first: what `gate
+   * policy replay` reads. A scan (no index, so that every audit write stays as cheap as before).
+   */
+  async listByType(eventType: string, since: string, limit = 100_000): Promise<AuditEvent[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `SELECT * FROM audit_events WHERE event_type = ? AND timestamp >= ? ORDER BY timestamp, event_id LIMIT ?`,
+      [eventType, since, limit],
+    );
+    return rows.map(eventOf);
+  }
+}
+
+/** A stored row as an event. */
+function eventOf(r: Record<string, unknown>): AuditEvent {
+  return {
+    event_id: String(r.event_id),
+    seq: Number(r.seq),
+    request_id: String(r.request_id),
+    event_type: String(r.event_type),
+    actor_type: r.actor_type as AuditEvent['actor_type'],
+    actor_id: String(r.actor_id),
+    payload_sha256: (r.payload_sha256 as string | null) ?? null,
+    note: (r.note as string | null) ?? null,
+    timestamp: String(r.timestamp),
+    data: JSON.parse(String(r.data)) as Record<string, unknown>,
+    prev_hash: (r.prev_hash as string | null) ?? null,
+    hash: String(r.hash),
+  };
 }
 
 /** One INSERT of up to APPEND_CHUNK events; ids already stored are skipped. */

@@ -61,6 +61,7 @@ export const PG_MIGRATION_LOCK = {
   conversations: 7_262_002,
   audit: 7_262_003,
   keys: 7_262_004,
+  grants: 7_262_005,
 } as const;
 
 /**

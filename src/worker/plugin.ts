@@ -8,6 +8,7 @@ import { preloadModules } from './bundle-options';
 import { loadConfig, type GateConfig } from '../config';
 import { digest } from '../common/hashing';
 import { createDomainRegistry } from '../domain/registry';
+import { GrantStore } from '../store/grant-store';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { gateDbFile } from './create-gate-worker';
@@ -44,8 +45,9 @@ export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): Sim
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
   const db = options.db ?? openDb({ databaseUrl: cfg.databaseUrl, sqliteFile: gateDbFile(cfg) });
   const audit = new AuditStore(db);
+  const grants = new GrantStore(db);
   let migrated: Promise<void> | undefined;
-  const ready = (): Promise<void> => (migrated ??= audit.migrate());
+  const ready = (): Promise<void> => (migrated ??= audit.migrate().then(() => grants.migrate()));
   const { deliverWebhooks } = createWebhookActivities({ urls: cfg.webhookUrls, secret: cfg.webhookSecret });
   const gate = createGateActivities({
     audit,
@@ -53,6 +55,7 @@ export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): Sim
     deliverWebhooks,
     webhookReceivers: cfg.webhookUrls.length,
     policy, // requireApproval/withApproval gates follow the same rule file as the API's creates
+    grants, // and standing grants may answer them, as they answer the API's creates
   });
   // Every gate activity waits for the migration first; names and signatures stay the gate's own.
   const activities = Object.fromEntries(

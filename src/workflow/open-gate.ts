@@ -3,6 +3,7 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
+  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -15,13 +16,20 @@ import type { GateInput, GateState } from '../common/gate-state';
 import { digest } from '../common/hashing';
 import { RoleName } from '../policy/reviewer-policy';
 import { TENANT_SHAPE } from '../common/tenant';
-import type { GateActivities } from '../worker/activities/contracts';
+import type { EvaluatePolicyResult, GateActivities } from '../worker/activities/contracts';
+import type { RecordedReview } from '../policy/reviewer-policy';
 import type { approvalGateWorkflow } from './gate/approval-gate';
 import { GATE_TENANT, gateStartAttributes } from './gate/messages';
 import { nextRequestId } from './request-id';
 import type { ApprovalRequest, RequireApprovalOptions } from './types';
 
 const Roles = z.array(RoleName).min(1).max(50);
+/**
+ * Patch id of the one judgement for workflow gates: the worker's rule file judges the whole
+ * request (`evaluatePolicy`: version 2 conditions, allow and block at creation, standing
+ * grants) where 0.1.0 asked it only who decides (`resolveReviewers`).
+ */
+export const WORKFLOW_GATE_JUDGED_PATCH = 'workflow-gate-judged';
 const RULES_OPTIONS = { startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumAttempts: 5 } } as const;
 
 /** The gate could not be opened because its request id was used before: the state it ended in is not handed out again. */
@@ -78,15 +86,40 @@ export async function openGate(
       badTenant ? `tenant: "${tenant}" is not a tenant id (1-63 of a-z 0-9 _ -)` : '',
     ]);
   const gateQueue = options.taskQueue ?? info.taskQueue;
-  // The rule file of a worker that hosts the gate may raise the approvals and name the roles that decide.
-  const review = await reviewersOn(gateQueue, {
-    action: parsed.data.action,
+  const asked = {
     approvals_required: approvals,
     ...(request.reviewer_roles ? { reviewer_roles: request.reviewer_roles } : {}),
-  });
+  };
+  // The rule file of a worker that hosts the gate judges the request: who decides, or allow/block at once.
+  let judged: EvaluatePolicyResult | undefined;
+  let review: RecordedReview | { problem: string };
+  if (patched(WORKFLOW_GATE_JUDGED_PATCH)) {
+    const p = parsed.data;
+    judged = await policyOn(gateQueue).evaluatePolicy({
+      request_id: requestId,
+      action: p.action,
+      target: p.target,
+      summary: p.summary,
+      args: p.args,
+      blast_radius: p.blast_radius,
+      preconditions: p.preconditions,
+      agent: p.agent_id,
+      tenant: tenant ?? 'default',
+      ...asked,
+      via: 'workflow',
+    });
+    review = judged.review;
+  } else review = await policyOn(gateQueue).resolveReviewers({ action: parsed.data.action, ...asked });
   if ('problem' in review) throw invalid([review.problem]);
-  const payload = review.reviewer_policy ? { ...parsed.data, reviewer_policy: review.reviewer_policy } : parsed.data;
-  const tooLarge = review.reviewer_policy ? checkPayload(payload) : null;
+  const limited = review.reviewer_policy !== undefined || judged?.evidence !== undefined;
+  const payload = {
+    ...parsed.data,
+    ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
+    ...(judged?.evidence ? { policy: judged.evidence } : {}),
+    // The rule's ttl is an upper bound on the request's.
+    ...(judged?.ttl_seconds ? { expires_at: earliest(parsed.data.expires_at, judged.ttl_seconds) } : {}),
+  };
+  const tooLarge = limited ? checkPayload(payload) : null;
   if (tooLarge) throw invalid([tooLarge.message]);
   const escalate = request.escalate_before === undefined ? undefined : msToNumber(request.escalate_before);
   const input: GateInput = {
@@ -102,6 +135,8 @@ export async function openGate(
       workflow_id: info.workflowId,
       ...(recheck ? { recheck: { activity: recheck.activity, task_queue: recheck.taskQueue ?? info.taskQueue } } : {}),
     },
+    ...(judged?.decision ? { policy_decision: judged.decision } : {}),
+    ...(judged?.shadow.length ? { policy_shadow: judged.shadow } : {}),
   };
   let child;
   try {
@@ -134,14 +169,17 @@ function invalid(problems: string[]): ApplicationFailure {
 }
 
 /**
- * Who may decide, by the rule file of a worker that hosts the gate (its queue has the gate's
- * activities). A regular activity, not a local one: a workflow may open gates beside other
- * work (`Promise.all` of gated calls), and a local activity's result lands in another
+ * The rule file of a worker that hosts the gate (its queue has the gate's activities). A
+ * regular activity, not a local one: a workflow may open gates beside other work
+ * (`Promise.all` of gated calls), and a local activity's result lands in another
  * activation on replay than it did live, which can reorder commands (nondeterminism).
  */
-function reviewersOn(
-  gateQueue: string,
-  asked: Parameters<GateActivities['resolveReviewers']>[0],
-): ReturnType<GateActivities['resolveReviewers']> {
-  return proxyActivities<GateActivities>({ ...RULES_OPTIONS, taskQueue: gateQueue }).resolveReviewers(asked);
+function policyOn(gateQueue: string): Pick<GateActivities, 'resolveReviewers' | 'evaluatePolicy'> {
+  return proxyActivities<GateActivities>({ ...RULES_OPTIONS, taskQueue: gateQueue });
+}
+
+/** The deadline, or `seconds` from now (the workflow clock) when that is earlier. */
+function earliest(expiresAt: string, seconds: number): string {
+  const cap = Date.now() + seconds * 1000;
+  return Date.parse(expiresAt) > cap ? new Date(cap).toISOString() : expiresAt;
 }

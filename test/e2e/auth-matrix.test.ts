@@ -7,6 +7,8 @@ import { loadConfig } from '../../src/config';
 import { tripDomain } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
+import { GrantStore } from '../../src/store/grant-store';
+import { randomUUID } from 'node:crypto';
 import { loadPolicyFile } from '../../src/policy/load-file';
 import { generateSigningKey } from '../../src/evidence/signing-keys';
 import { freePort } from '../support/ports';
@@ -127,6 +129,30 @@ async function runGateDecision(): Promise<Target> {
   };
 }
 
+/** A standing grant of tenant A, stored as an approval's quorum would give it. */
+async function grantOfA(): Promise<string> {
+  const grantId = `grt_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const now = new Date();
+  await new GrantStore(db).issue(
+    {
+      grant_id: grantId,
+      request_id: 'appr_matrix',
+      rule_id: 'matrix',
+      policy_sha256: '0'.repeat(64),
+      agent_id: 'acme-bot',
+      action: 'stripe.refund.create',
+      target: 'ch_matrix',
+      reviewers: ['acme-rev'],
+      for_seconds: 3600,
+      max_uses: 1,
+      issued_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + 3600_000).toISOString(),
+    },
+    'acme',
+  );
+  return grantId;
+}
+
 /** A's completed trip run: its submission is what the domain listing must keep inside A. */
 let submittedRequestId = '';
 
@@ -150,8 +176,8 @@ interface Target {
 interface RouteSpec {
   /** Which key kind the route accepts. */
   who: Who;
-  /** `item` names one of A's gates or runs; `list` lists; `create` makes a new one. */
-  shape: 'public' | 'create' | 'list' | 'item';
+  /** `item` names one of A's gates, runs or grants; `list` lists; `create` makes a new one; `tool` reads no tenant's data. */
+  shape: 'public' | 'create' | 'list' | 'item' | 'tool';
   /** A fresh call for each cell, so no cell sees another's effects. */
   target(): Promise<Target>;
   /** What the owner (right kind, own tenant, own request) gets. */
@@ -250,6 +276,34 @@ const MATRIX: Record<string, RouteSpec> = {
   },
   'POST /v1/runs/:id/cancel': { who: 'agent', shape: 'item', target: runItem('/cancel', {}), own: 202 },
   'GET /v1/runs/:id/audit': { who: 'any', shape: 'item', target: runItem('/audit'), own: 200 },
+  // The rule file on a request the caller writes: no tenant's data, so every tenant's reviewer gets the same answer.
+  'POST /v1/policy/explain': {
+    who: 'reviewer',
+    shape: 'tool',
+    target: async () => ({ path: '/v1/policy/explain', body: { action: 'stripe.refund.create', args: {} } }),
+    own: 200,
+  },
+  'GET /v1/grants': {
+    who: 'reviewer',
+    shape: 'list',
+    target: async () => {
+      const id = await grantOfA();
+      return {
+        path: '/v1/grants',
+        listed: (b) => (b.grants as { grant_id: string }[]).some((g) => g.grant_id === id),
+      };
+    },
+    own: 200,
+  },
+  'DELETE /v1/grants/:id': {
+    who: 'reviewer',
+    shape: 'item',
+    target: async () => {
+      const id = await grantOfA();
+      return { path: `/v1/grants/${id}`, id, missing: `/v1/grants/${MISSING_REQUEST}` };
+    },
+    own: 200,
+  },
   'GET /v1/domains/trip/submissions': {
     who: 'any',
     shape: 'list',
@@ -316,6 +370,9 @@ const COLUMNS: Record<string, Column> = {
         const r = await call(method, t.path, key);
         expect(r.status).toBe(200);
         expect(t.listed!(r.body)).toBe(false);
+      } else if (spec.shape === 'tool') {
+        const r = await call(method, t.path, key, t.body);
+        expect(r.status).toBe(spec.own);
       } else if (spec.shape === 'create') {
         // The same body from B makes B's own (a different id); it never answers with A's.
         const a = await call(method, t.path, K.aAgent, t.body);
@@ -372,7 +429,7 @@ const COLUMNS: Record<string, Column> = {
   // Inside one tenant an agent sees only its own requests and runs (reviewers see the whole queue).
   other_agent: async (method, spec) => {
     if (spec.who !== 'agent' && spec.who !== 'any') return 'n/a';
-    if (spec.shape === 'public' || spec.shape === 'create') return 'n/a';
+    if (spec.shape === 'public' || spec.shape === 'create' || spec.shape === 'tool') return 'n/a';
     const t = await spec.target();
     if (spec.shape === 'list') {
       await until(async () => {

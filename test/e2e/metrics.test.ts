@@ -43,10 +43,30 @@ beforeAll(async () => {
   const taskQueue = uniqueTaskQueue('metrics');
   const metricsPort = await freePort();
   workerMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  // A rule file whose audit-mode rule sees every deploy.prod request (gate_policy_shadow_total)
+  // and changes no outcome: deploys still ask a person, the trip run keeps its domain's tiers.
+  const policyFile = path.join(dataDir, 'rules.yaml');
+  fs.writeFileSync(
+    policyFile,
+    [
+      'version: 2',
+      'defaults: { effect: allow }',
+      'rules:',
+      '  - id: trial',
+      '    action: deploy.prod',
+      '    when: args.amount > 0',
+      '    effect: block',
+      '    mode: audit',
+      '  - id: people-decide',
+      '    action: deploy.*',
+      '    effect: require',
+      '',
+    ].join('\n'),
+  );
   worker = await spawnWorker({
     dataDir,
     taskQueue,
-    env: { GATE_WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` },
+    env: { GATE_WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`, GATE_POLICY_FILE: policyFile },
     readyTimeoutMs: 60_000,
   });
   const db = openDb({ sqliteFile: path.join(dataDir, 'gate.db') });
@@ -63,6 +83,7 @@ beforeAll(async () => {
       GATE_TASK_QUEUE: taskQueue,
       GATE_PORT: String(await freePort()),
       GATE_METRICS_QUEUE_TTL_MS: '0', // every scrape recounts, so the test sees visibility catch up
+      GATE_POLICY_FILE: policyFile,
     }),
     { domains: [tripDomain] },
   );
@@ -159,6 +180,8 @@ describe('metrics after a lifecycle', () => {
     expect(sampleValue(w, 'gate_consumed_total', { action, executor: 'external' })).toBe(1);
     expect(sampleValue(w, 'gate_time_to_decision_seconds_count', { action, outcome: 'approved' })).toBe(1);
     expect(sampleValue(w, 'gate_time_to_decision_seconds_count', { action, outcome: 'denied' })).toBe(1);
+    // The audit-mode rule saw each of the four deploy.prod gates and decided none of them.
+    expect(sampleValue(w, 'gate_policy_shadow_total', { rule: 'trial', effect: 'block' })).toBe(4);
     // The SDK's own metrics come from the same endpoint.
     expect(w.some((s) => s.name.startsWith('temporal_'))).toBe(true);
 

@@ -1,3 +1,4 @@
+import { evaluatePolicy } from '../../src/worker/activities/policy';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -74,6 +75,7 @@ beforeAll(async () => {
     executeTool: async () => ({ content: 'not used by the external executor' }),
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),
     resolveReviewers: async ({ approvals_required }) => ({ approvals_required }), // no rule file
+    evaluatePolicy: (input) => evaluatePolicy({}, input), // no rule file
   };
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());

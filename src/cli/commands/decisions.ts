@@ -2,12 +2,16 @@ import { Command } from 'commander';
 import { acceptedLine, approvalsProgress, formatApproval, text } from '../format-approvals';
 import type { DecisionInput, Json } from '../http';
 import type { CliIo } from '../io';
-import { clientFor, parseJsonObject, withApi, type ApiOptions } from '../options';
+import { clientFor, parseJsonObject, parsePositiveInt, withApi, type ApiOptions } from '../options';
+import { UsageError } from '../errors';
 
 interface DecideOptions extends ApiOptions {
   note?: string;
   reason?: string;
   args?: Record<string, unknown>;
+  grantFor?: string;
+  grantUses?: number;
+  grantWhen?: string;
 }
 
 /**
@@ -26,6 +30,15 @@ async function decide(io: CliIo, id: string, opts: DecideOptions, decision: Deci
   if (opts.note !== undefined) body.note = opts.note;
   if (opts.reason !== undefined) body.reason = opts.reason;
   if (opts.args !== undefined) body.args = opts.args;
+  if (opts.grantFor !== undefined || opts.grantUses !== undefined) {
+    if (opts.grantFor === undefined || opts.grantUses === undefined)
+      throw new UsageError('a standing grant needs both --grant-for and --grant-uses');
+    body.grant = {
+      for: opts.grantFor,
+      max_uses: opts.grantUses,
+      ...(opts.grantWhen ? { when: opts.grantWhen } : {}),
+    };
+  }
   const result = await client.decide(id, body);
   if (opts.json) return io.out(JSON.stringify(result, null, 2));
   io.out(outcomeLine(id, result));
@@ -53,6 +66,9 @@ export function outcomeLine(id: string, result: Json): string {
 export function decisionCommands(io: CliIo): Command[] {
   const approve = withApi(new Command('approve').description('approve a request').argument('<id>', 'request id'))
     .option('--note <note>', 'justification for the audit trail')
+    .option('--grant-for <duration>', "also give a standing grant for this long (30m, 4h), within the rule's max_for")
+    .option('--grant-uses <n>', "the grant's uses, within the rule's max_uses", parsePositiveInt)
+    .option('--grant-when <cel>', 'a CEL condition later requests must also meet to use the grant')
     .action((id: string, opts: DecideOptions) => decide(io, id, opts, 'approve'));
   const reject = withApi(
     new Command('reject')

@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../../common/audit';
 import type { Snapshot } from '../../common/evidence';
 import type { RecordedReview } from '../../policy/reviewer-policy';
+import type { PolicyDecision, PolicyEvidence, ShadowResult } from '../../policy/policy-evidence';
 import type { RecheckResult, RevisionResult, ToolOutput } from '../../domain/types';
 
 /** Which domain session a tool call belongs to. */
@@ -70,6 +71,41 @@ export interface ResolveReviewersInput {
 /** Who may decide the new gate, or why the request may not be opened (it would widen the rule's roles). */
 export type ResolveReviewersResult = RecordedReview | { problem: string };
 
+/** A request a workflow is about to gate, as the rule file judges it (src/worker/activities/policy.ts). */
+export interface EvaluatePolicyInput {
+  /** The gate's request id: grants are used once per request, and the judgement is recorded under it. */
+  request_id: string;
+  action: string;
+  target: string;
+  summary: string;
+  args: Record<string, unknown>;
+  blast_radius: Record<string, unknown>;
+  preconditions: Record<string, unknown>;
+  agent: string;
+  tenant: string;
+  approvals_required?: number;
+  reviewer_roles?: string[];
+  /** An agent run's call: the domain adapter's tier, combined with the file's (the stricter wins). */
+  domain?: { tier: 'allow' | 'require' | 'block'; approvals_required?: number; reason?: string };
+  via: 'workflow' | 'run';
+}
+
+/** The rule file's answer for a workflow's gate: what decides, who reviews, and what is bound into the evidence. */
+export interface EvaluatePolicyResult {
+  effect: 'allow' | 'require' | 'block';
+  rule_id: string | null;
+  decided_by: string;
+  reason?: string;
+  review: RecordedReview | { problem: string };
+  /** The evidence's `policy` field (version 2 files). */
+  evidence?: PolicyEvidence;
+  shadow: ShadowResult[];
+  ttl_seconds?: number;
+  /** Set when the gate is decided at creation: by the rule (allow, block) or by a standing grant. */
+  decision?: PolicyDecision;
+  version: 1 | 2 | null;
+}
+
 /**
  * Activities the approvalGate workflow schedules. Implemented by `createGateActivities`.
  * `executeTool` throws a non-retryable ApplicationFailure of type ToolFailed when the
@@ -94,4 +130,9 @@ export interface GateActivities {
    * task queue, so the answer is recorded in the creator's history and replays unchanged.
    */
   resolveReviewers(input: ResolveReviewersInput): Promise<ResolveReviewersResult>;
+  /**
+   * Judges a gate a workflow is about to open by the worker's rule file (both versions):
+   * the one evaluation of src/policy/judge.ts, recorded in the creator's history.
+   */
+  evaluatePolicy(input: EvaluatePolicyInput): Promise<EvaluatePolicyResult>;
 }

@@ -6,6 +6,8 @@ import type { DomainRegistry } from '../../domain/registry';
 import type { RecheckResult } from '../../domain/types';
 import { reviewFor, type ReviewerPolicy } from '../../policy/reviewer-policy';
 import type { AuditStore } from '../../store/audit-store';
+import type { GrantStore } from '../../store/grant-store';
+import { evaluatePolicy } from './policy';
 import { atBoundary } from './boundaries';
 import type { ExecuteToolInput, GateActivities } from './contracts';
 
@@ -17,6 +19,8 @@ export interface GateActivityDeps {
   webhookReceivers: number;
   /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
   policy?: ReviewerPolicy;
+  /** Standing grants that may answer a workflow's gate at creation. */
+  grants?: GrantStore;
 }
 
 /**
@@ -82,6 +86,7 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
     },
     resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
       reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
+    evaluatePolicy: (input) => evaluatePolicy({ policy: deps.policy, grants: deps.grants, audit: deps.audit }, input),
     recheckAndExecuteTool: ({ snapshot, ...call }) =>
       heartbeating(async () => {
         const d = deps.domains.get(call.domain);

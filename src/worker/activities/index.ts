@@ -1,6 +1,7 @@
 import type { Db } from '../../store/db';
 import type { ReviewerPolicy } from '../../policy/reviewer-policy';
 import { AuditStore } from '../../store/audit-store';
+import { GrantStore } from '../../store/grant-store';
 import { resolveDomains, type DomainRegistry } from '../../domain/registry';
 import type { DomainSource } from '../../domain/types';
 import { createModel as defaultCreateModel } from '../models';
@@ -29,6 +30,8 @@ export async function createActivities(o: ActivityOptions): Promise<{
 }> {
   const audit = new AuditStore(o.db);
   await audit.migrate();
+  const grants = new GrantStore(o.db);
+  await grants.migrate();
   const domains = await resolveDomains(o.domains, { db: o.db });
   // run_conversations (continue-as-new offload) and run_messages (the conversation log model calls name by ref).
   const conversations = await openConversationStore(o.db);
@@ -40,8 +43,10 @@ export async function createActivities(o: ActivityOptions): Promise<{
       deliverWebhooks,
       webhookReceivers: o.webhookUrls?.length ?? 0,
       policy: o.policy,
+      grants,
     }),
     ...createRunActivities({
+      policy: { policy: o.policy, grants, audit },
       domains,
       createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)),
       resolveConversation: (c) => resolveConversation(conversations, c),

@@ -3,7 +3,7 @@ import type { ConversationByRef, ConversationLogRef } from '../../common/convers
 import type { AssistantMessage, Message } from '../../common/conversation';
 import type { CallPlan } from '../../domain/types';
 import type { ModelSpec, ToolSpec } from '../../common/model-spec';
-import type { DomainRef, GateActivities } from './contracts';
+import type { DomainRef, EvaluatePolicyResult, GateActivities } from './contracts';
 
 /** The conversation inline (`messages`, runs recorded before the conversation log) or by ref (`conversation`). */
 export interface CallModelInput {
@@ -31,11 +31,20 @@ export interface LoadMessagesInput {
 export interface PlanToolCallInput extends DomainRef {
   tool: string;
   args: Record<string, unknown>;
+  /** The call's id in its run (its gate is `<run id>-<call id>`), the run's agent and tenant: what a version 2 rule file reads. */
+  call_id?: string;
+  agent_id?: string;
+  tenant?: string;
 }
 
-/** The adapter's plan, or why the call never reached it. */
+/**
+ * The adapter's plan, or why the call never reached it. With a version 2 rule file the
+ * plan is the adapter's tier combined with the file's (the stricter wins), and `judged`
+ * carries the file's answer: the rule, the reviewers, the evidence, the shadow rules and
+ * a pre-decision by a standing grant.
+ */
 export type PlannedCall =
-  | CallPlan
+  | (CallPlan & { judged?: EvaluatePolicyResult })
   | { policy: 'unknown_tool'; known: string[] }
   | { policy: 'invalid_args'; issues: { path: string; message: string }[] };
 

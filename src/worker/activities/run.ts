@@ -8,12 +8,16 @@ import type { ConversationByRef } from '../../common/conversation-log';
 import type { Message } from '../../common/conversation';
 import type { RunActivities } from './run-contracts';
 import { withHeartbeat } from './heartbeat';
+import { planWithPolicy } from './plan-policy';
+import type { PolicyActivityDeps } from './policy';
 
 export interface RunActivityDeps {
   domains: DomainRegistry;
   createModel(spec: ModelSpec): Model;
   /** Reads a conversation named by ref (and writes its new messages to the log). */
   resolveConversation(c: ConversationByRef): Promise<Message[]>;
+  /** The worker's rule file (and grants, and the audit store its judgements are recorded in). */
+  policy?: PolicyActivityDeps;
 }
 
 /**
@@ -62,7 +66,8 @@ export function createRunActivities(
         .filter((t) => permitted.has(t.name))
         .map((t) => toolSpecFromZod(t.name, t.description, t.args));
     },
-    async planToolCall({ domain, session_id, tool, args }) {
+    async planToolCall(input) {
+      const { domain, session_id, tool, args } = input;
       const adapter = deps.domains.get(domain);
       // Untrusted name from a model: matched against the registered list, never used as a property key.
       const def = adapter.tools.find((t) => t.name === tool);
@@ -73,7 +78,7 @@ export function createRunActivities(
           policy: 'invalid_args',
           issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
         };
-      return adapter.plan(session_id, tool, parsed.data);
+      return planWithPolicy(deps.policy ?? {}, input, def, await adapter.plan(session_id, tool, parsed.data));
     },
   };
 }

@@ -2,6 +2,8 @@ import {
   ActivityFailure,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
+  metricMeter,
+  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -13,7 +15,9 @@ import { digest } from '../../common/hashing';
 import { Interaction } from '../../common/interaction';
 import type { RecordedReview } from '../../policy/reviewer-policy';
 import { toolResultMessage, type ToolResultInput } from '../../common/tool-result';
-import type { RunActivities } from '../../worker/activities/run-contracts';
+import type { PlannedCall, RunActivities } from '../../worker/activities/run-contracts';
+import type { EvaluatePolicyResult } from '../../worker/activities/contracts';
+import { GateMetric, labelValue, meterName } from '../../common/metrics-catalog';
 import type { CallPlan } from '../../domain/types';
 import type { AuditTrail } from '../gate/audit-trail';
 import { approvalGateWorkflow } from '../gate/approval-gate';
@@ -21,6 +25,14 @@ import { failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from '../intern
 import { gateStartAttributes } from '../gate/messages';
 import type { PendingInteraction, RunInput, RunView } from './messages';
 import type { InteractionResponse } from '../../common/interaction';
+
+/**
+ * Patch id of run calls judged by a version 2 rule file (`PlannedCall.judged`): the plan
+ * carries the file's reviewers, evidence, shadow verdicts and a standing grant's decision,
+ * so the gate opens without `resolveReviewers`, and allowed calls and shadow verdicts are
+ * recorded in the run's trail. Plans recorded by 0.1.0 have no `judged`.
+ */
+export const RUN_CALL_JUDGED_PATCH = 'run-call-judged';
 
 const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
@@ -55,23 +67,86 @@ export interface CallContext {
  * (named by their type, see internal/failures.ts) propagate and end the run.
  */
 export async function runToolCall(ctx: CallContext, call: ToolCall): Promise<ToolMessage> {
-  const r = await resultOf(ctx, call);
+  const judged: { rule?: EvaluatePolicyResult } = {};
+  const r = await resultOf(ctx, call, judged);
+  const rule = judged.rule;
   ctx.trail.append({
     event_type: r.outcome === 'blocked' || r.outcome === 'invalidated' ? 'policy.blocked' : 'tool.result',
     actor_type: 'system',
     actor_id: 'approval-gate',
     note: r.outcome === 'blocked' ? r.reason : undefined,
-    data: { call_id: call.id, tool: call.name, outcome: r.outcome },
+    data: {
+      call_id: call.id,
+      tool: call.name,
+      outcome: r.outcome,
+      // Only calls judged by a version 2 file name their rule: the trail of 0.1.0 runs stays as recorded.
+      ...(rule ? { rule_id: rule.rule_id, decided_by: rule.effect === 'require' ? null : rule.decided_by } : {}),
+    },
   });
   return toolResultMessage(call.id, r);
 }
 
-async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInput> {
+/**
+ * A call the rule file judged: its shadow verdicts in the run's trail (unless a gate records
+ * them), counted; and an allowed call's rule before the tool runs without a gate.
+ */
+function recordJudgement(ctx: CallContext, call: ToolCall, plan: PlannedCall, j: EvaluatePolicyResult): void {
+  const gated = plan.policy === 'require_approval';
+  if (!gated)
+    for (const s of j.shadow) {
+      ctx.trail.append({
+        event_type: 'policy.shadow',
+        actor_type: 'system',
+        actor_id: `policy:${s.rule_id}`,
+        note: s.message,
+        data: {
+          call_id: call.id,
+          tool: call.name,
+          rule_id: s.rule_id,
+          mode: s.mode,
+          effect: s.effect,
+          values: s.values,
+        },
+      });
+      // Not a command, and not emitted on replay (see gate/metrics.ts).
+      metricMeter
+        .createCounter(meterName(GateMetric.policyShadow), undefined, GateMetric.policyShadow.help)
+        .add(1, { rule: labelValue(s.rule_id), effect: s.effect });
+    }
+  if (plan.policy === 'allow' && j.version === 2)
+    ctx.trail.append({
+      event_type: 'policy.allowed',
+      actor_type: 'system',
+      actor_id: j.decided_by,
+      note: j.reason,
+      data: {
+        call_id: call.id,
+        tool: call.name,
+        rule_id: j.rule_id,
+        policy_sha256: j.evidence?.policy_sha256 ?? null,
+        values: j.evidence?.values ?? {},
+      },
+    });
+}
+
+async function resultOf(
+  ctx: CallContext,
+  call: ToolCall,
+  judged: { rule?: EvaluatePolicyResult },
+): Promise<ToolResultInput> {
   if (call.name === 'ask_user') return askUser(ctx, call);
   const ref = { domain: ctx.input.domain, session_id: ctx.input.run_id };
-  let plan;
+  let plan: PlannedCall;
   try {
-    plan = await adapter.planToolCall({ ...ref, tool: call.name, args: call.args });
+    plan = await adapter.planToolCall({
+      ...ref,
+      tool: call.name,
+      args: call.args,
+      // What a version 2 rule file reads (and the call's gate id, for standing grants).
+      call_id: call.id,
+      agent_id: ctx.input.agent_id,
+      ...(ctx.input.tenant !== undefined ? { tenant: ctx.input.tenant } : {}),
+    });
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // Fail closed: a call whose policy cannot be evaluated does not run, and the model is told.
@@ -79,6 +154,11 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
       outcome: 'blocked',
       reason: `policy could not be evaluated (${err.cause?.message ?? err.message}); nothing ran, try again later`,
     };
+  }
+  const j = 'judged' in plan ? plan.judged : undefined;
+  if (j && patched(RUN_CALL_JUDGED_PATCH)) {
+    judged.rule = j;
+    recordJudgement(ctx, call, plan, j);
   }
   // Denial memory is keyed on the input the adapter assembled, not the model's args: the same
   // plan is not asked again, while a changed plan (a new draft) is a new request.
@@ -99,7 +179,7 @@ async function resultOf(ctx: CallContext, call: ToolCall): Promise<ToolResultInp
     case 'allow':
       return execute(ctx, call, plan.input);
     case 'require_approval': {
-      const r = await gate(ctx, call, plan);
+      const r = await gate(ctx, call, plan, judged.rule);
       if (r.outcome === 'denied') ctx.denied.add(deniedKey!);
       return r;
     }
@@ -128,12 +208,15 @@ async function gate(
   ctx: CallContext,
   call: ToolCall,
   plan: Extract<CallPlan, { policy: 'require_approval' }>,
+  judged: EvaluatePolicyResult | undefined,
 ): Promise<ToolResultInput> {
   const { input, view } = ctx;
   const requestId = `${input.run_id}-${call.id}`;
-  // The worker's rule file may raise the approvals and name the roles that decide (recorded in the evidence).
-  const review = await reviewersFor(plan.evidence.action, plan.approvals_required);
+  // The worker's rule file may raise the approvals and name the roles that decide (recorded in the
+  // evidence): judged with the plan by a version 2 file, asked here otherwise.
+  const review = judged ? judged.review : await reviewersFor(plan.evidence.action, plan.approvals_required);
   if ('problem' in review) return { outcome: 'blocked', reason: review.problem };
+  const ttlSeconds = Math.min(input.approval_ttl_seconds, judged?.ttl_seconds ?? Infinity);
   const payload: EvidencePayload = {
     request_id: requestId,
     correlation_id: input.run_id,
@@ -142,8 +225,9 @@ async function gate(
     ...plan.evidence,
     args: plan.input,
     idempotency_key: requestId,
-    expires_at: new Date(Date.now() + input.approval_ttl_seconds * 1000).toISOString(), // workflow clock
+    expires_at: new Date(Date.now() + ttlSeconds * 1000).toISOString(), // workflow clock
     ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
+    ...(judged?.evidence ? { policy: judged.evidence } : {}),
   };
   const gateInput: GateInput = {
     payload,
@@ -155,6 +239,9 @@ async function gate(
     tool: { domain: input.domain, session_id: input.run_id },
     run_id: input.run_id,
     call_id: call.id,
+    // A standing grant that answers this call, and the shadow verdicts the gate's trail records.
+    ...(judged?.decision ? { policy_decision: judged.decision } : {}),
+    ...(judged?.shadow.length ? { policy_shadow: judged.shadow } : {}),
   };
   const child = await startChild(approvalGateWorkflow, {
     workflowId: requestId,

@@ -6,6 +6,7 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -54,11 +55,18 @@ import {
   type ConsumeResult,
 } from './messages';
 import { refusalFailure } from '../internal/failures';
+import { applyPolicyAtCreation } from './policy-at-creation';
 import { countDecision, observeGateEvent } from './metrics';
 import { upsertChanged } from './search-attribute-sync';
 import { argsFinalizedSignal } from '../agent-run/messages';
 
 const now = (): string => new Date().toISOString();
+/**
+ * Patch id of gates judged at creation by a version 2 rule file: `policy.shadow` events
+ * after `approval.requested`, and a gate decided by `policy:<rule>` or `grant:<id>` that
+ * starts approved or denied. Gates of 0.1.0 carry neither field and never ask.
+ */
+export const POLICY_AT_CREATION_PATCH = 'policy-at-creation';
 /** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
 const MAX_RECORDED_REFUSALS = 100;
 /**
@@ -200,7 +208,10 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     // A creator that wrote this event to the store itself (GateClient with an audit store) saves the gate a store write.
     if (input.requested_event)
       trail.appendStored(requested, input.requested_event, input.requested_event.recorded === true);
-    else trail.append(requested);
+    else trail.append(requested); // Decided at creation by the rule file or a standing grant, and the shadow rules' verdicts:
+    // only gates whose creator judged them so ask for the patch (0.1.0 histories never do).
+    if ((input.policy_decision || input.policy_shadow?.length) && patched(POLICY_AT_CREATION_PATCH))
+      applyPolicyAtCreation(state, input, trail, now());
   }
   publish();
 

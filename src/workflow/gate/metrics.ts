@@ -34,6 +34,11 @@ export function observeGateEvent(state: GateState, e: AuditEvent): void {
       return add(GateMetric.invalidated, { action });
     case 'approval.cancelled':
       return add(GateMetric.cancelled, { action });
+    case 'policy.shadow':
+      return add(GateMetric.policyShadow, {
+        rule: labelValue(String(e.data?.rule_id ?? 'unknown')),
+        effect: labelValue(String(e.data?.effect ?? 'unknown')),
+      });
     case 'decision.refused':
       return add(GateMetric.decisionsRefused, { action, refusal: labelValue(String(e.data?.refusal ?? 'unknown')) });
     case 'tool.succeeded':
