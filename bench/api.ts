@@ -17,6 +17,8 @@ export interface BenchApi {
   url: string;
   agentKey: string;
   reviewerKey: string;
+  /** The API's admission control: its readings say how far behind it saw the workers. */
+  admission: RunningApi['admission'];
   close(): Promise<void>;
 }
 
@@ -41,12 +43,14 @@ export async function startBenchApi(env: NodeJS.ProcessEnv, shared?: NativeConne
     logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
     ...(shared ? { connection: shared } : {}),
   });
-  return { url: api.url, agentKey, reviewerKey, close: () => api.close() };
+  return { url: api.url, agentKey, reviewerKey, admission: api.admission, close: () => api.close() };
 }
 
 export interface HttpResult {
   status: number;
   body: unknown;
+  /** The Retry-After header, when the answer had one. */
+  retryAfter?: string;
 }
 
 /**
@@ -90,7 +94,8 @@ export function http(
           } catch {
             /* not JSON: keep the text */
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
+          const retryAfter = res.headers['retry-after'];
+          resolve({ status: res.statusCode ?? 0, body: parsed, ...(retryAfter ? { retryAfter } : {}) });
         });
       },
     );

@@ -2,7 +2,7 @@
 // default run takes about 5-8 minutes on a 2-core machine (bench/README.md).
 import { PORT_OFFSETS } from '../src/stack/temporal-config';
 
-export const SECTIONS = ['overhead', 'tool', 'create', 'policy', 'pending'] as const;
+export const SECTIONS = ['overhead', 'tool', 'create', 'policy', 'pending', 'burst'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchConfig {
@@ -27,6 +27,17 @@ export interface BenchConfig {
   decisions: number;
   /** List requests per limit in the pending section. */
   listN: number;
+  /** The burst section: creates over HTTP, at this concurrency (BENCH_BURST_N, BENCH_BURST_C). */
+  burstN: number;
+  burstC: number;
+  /** Decisions sent at once after the burst, half on the oldest gates and half on the newest (BENCH_BURST_DECISIONS). */
+  burstDecisions: number;
+  /** Seconds between the last accepted create and the decisions (BENCH_BURST_PAUSE_S; the issue's reviewer came 5 s later). */
+  burstPauseS: number;
+  /** Gates the worker runs alone to measure its first-task rate (BENCH_BURST_RATE_N). */
+  burstRateN: number;
+  /** Gate worker processes of the burst section: 1 as `gate dev`, 2 as `gate stack` with TEMPORAL_ADDRESS (BENCH_BURST_WORKERS). */
+  burstWorkers: number;
   /**
    * Embedded dev server persistence: memory (default: the server's own cost is smallest,
    * so the gate's shows most) or a SQLite file in the temp dir (as `gate dev`; for 100k gates).
@@ -94,7 +105,7 @@ function sections(raw: string | undefined): Section[] {
     throw new BenchUsageError(
       `BENCH_SECTIONS=${raw}: unknown ${bad.join(', ') || 'empty list'}; choose from ${SECTIONS.join(',')}`,
     );
-  return SECTIONS.filter((s) => names.includes(s)); // always in the canonical order: pending last, it fills the server
+  return SECTIONS.filter((s) => names.includes(s)); // always in the canonical order: pending and burst last, they fill the server
 }
 
 function pids(raw: string | undefined): number[] {
@@ -130,6 +141,12 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     fillC: whole(env, 'BENCH_FILL_C', 48),
     decisions: whole(env, 'BENCH_DECISIONS', 30),
     listN: whole(env, 'BENCH_LIST_N', 30),
+    burstN: whole(env, 'BENCH_BURST_N', 10_000),
+    burstC: whole(env, 'BENCH_BURST_C', 16),
+    burstDecisions: whole(env, 'BENCH_BURST_DECISIONS', 20, 2),
+    burstPauseS: whole(env, 'BENCH_BURST_PAUSE_S', 5, 0),
+    burstRateN: whole(env, 'BENCH_BURST_RATE_N', 1000),
+    burstWorkers: whole(env, 'BENCH_BURST_WORKERS', env.TEMPORAL_ADDRESS ? 2 : 1),
     devDb,
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     namespace: env.TEMPORAL_NAMESPACE || 'default',

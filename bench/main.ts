@@ -10,6 +10,7 @@ import { buildBundles } from './bundles';
 import { stopAllChildren, stopChildrenOnSignal } from './children';
 import { BenchUsageError, loadBenchConfig, type Section } from './config';
 import { progress, type BenchContext } from './context';
+import { burstSection } from './burst';
 import { createSection } from './create';
 import { header } from './machine';
 import { overheadSection } from './overhead';
@@ -25,6 +26,7 @@ const SECTION_RUNNERS: Record<Section, (ctx: BenchContext) => Promise<void>> = {
   create: createSection,
   policy: policySection,
   pending: pendingSection,
+  burst: burstSection,
 };
 
 async function run(): Promise<number> {

@@ -8,5 +8,5 @@ const root = path.join(__dirname, '..');
 const from = path.join(root, 'src', 'api', 'page');
 const to = path.join(root, 'dist', 'src', 'api', 'page');
 fs.mkdirSync(to, { recursive: true });
-for (const name of ['reviewer.html', 'reviewer.css', 'reviewer.js'])
-  fs.copyFileSync(path.join(from, name), path.join(to, name));
+for (const name of fs.readdirSync(from))
+  if (/\.(html|css|js)$/.test(name)) fs.copyFileSync(path.join(from, name), path.join(to, name));

@@ -51,6 +51,18 @@ export interface GateConfig {
   workerMetricsAddress?: string;
   /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
   queueDepthTtlMs: number;
+  /**
+   * GATE_MAX_BACKLOG_S: the API sheds creates (503 `gate_busy` with Retry-After) while the
+   * oldest workflow task on the gate task queue has waited longer than this; 0 never sheds.
+   * Optional, so that a configuration built by hand before it existed still type-checks
+   * (absent: DEFAULT_MAX_BACKLOG_S).
+   */
+  maxBacklogS?: number;
+  /**
+   * GATE_DECISION_WAIT_S: how long the API waits for a gate to apply a decision before it
+   * sends the decision as a signal and answers 202 `decision_accepted` (absent: DEFAULT_DECISION_WAIT_S).
+   */
+  decisionWaitS?: number;
   /** GATE_OIDC_*: people sign in with ID tokens from this issuer; unset, only API keys authenticate. */
   oidc?: OidcSettings;
   /** GATE_SIGNING_KEY_FILE: the Ed25519 private key (PKCS#8 PEM) that signs evidence bundles. */
@@ -64,6 +76,15 @@ function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${raw} is not a whole number`);
+  return n;
+}
+
+function seconds(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400)
+    throw new Error(`${name}=${raw} is not a number of seconds (0 to 86400)`);
   return n;
 }
 
@@ -85,6 +106,12 @@ function flag(name: string, env: NodeJS.ProcessEnv, fallback = false): boolean {
 
 /** Default `GATE_WORKFLOW_CACHE_SIZE`: see docs/performance.md for what it costs. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
+
+/** Default `GATE_MAX_BACKLOG_S` (docs/bursts.md). */
+export const DEFAULT_MAX_BACKLOG_S = 5;
+
+/** Default `GATE_DECISION_WAIT_S` (docs/bursts.md). */
+export const DEFAULT_DECISION_WAIT_S = 10;
 
 /** Reads the configuration. Throws with the variable's name when one is malformed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
@@ -111,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
     eagerStart: flag('GATE_EAGER_START', env),
+    maxBacklogS: seconds('GATE_MAX_BACKLOG_S', DEFAULT_MAX_BACKLOG_S, env),
+    decisionWaitS: seconds('GATE_DECISION_WAIT_S', DEFAULT_DECISION_WAIT_S, env),
     httpLimits: {
       requestsPerMinute: count('GATE_RATE_LIMIT', DEFAULT_HTTP_LIMITS.requestsPerMinute, env),
       authFailures: count('GATE_AUTH_FAILURE_LIMIT', DEFAULT_HTTP_LIMITS.authFailures, env),

@@ -7,8 +7,15 @@ import type { GateClient } from '../client/gate-client';
 import { GateError, invalidInput } from '../client/gate-error';
 import { authOf, principalOf, scopeOfRequest, type RequireKey } from './auth';
 import type { ApiMetrics } from './metrics';
+import { listViewerOf, unansweredViewerOf, viewerOf, type Reader } from '../common/viewer';
+import type { Principal } from '../common/tenant';
+import { labelValue } from '../common/metrics-catalog';
 
 type WithId = { Params: { id: string } };
+
+/** The reviewer reading, or undefined for an agent key: only reviewers are told whether they may decide. */
+const readerOf = (p: Principal): Reader | undefined =>
+  p.kind === 'reviewer' ? { id: p.id, roles: p.roles ?? [] } : undefined;
 
 /** No stored target or agent id holds a control character, so a filter with one is a mistake, not a miss. */
 const filterText = (max: number) =>
@@ -81,8 +88,17 @@ export function approvalRoutes(
       tenant: p.tenant,
       idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
     };
-    const { created, request } = await gate.create(req.body, caller);
-    metrics?.created((req.body as { action?: string } | undefined)?.action, created);
+    const action = (req.body as { action?: string } | undefined)?.action;
+    let outcome: Awaited<ReturnType<GateClient['create']>>;
+    try {
+      outcome = await gate.create(req.body, caller);
+    } catch (err) {
+      if (err instanceof GateError && err.code === 'gate_busy')
+        metrics?.creates.inc({ action: labelValue(action), result: 'shed' });
+      throw err;
+    }
+    const { created, request } = outcome;
+    metrics?.created(action, created);
     void reply.code(created ? 201 : 200).header('location', `/v1/approvals/${request.request_id}`);
     return request;
   });
@@ -99,18 +115,34 @@ export function approvalRoutes(
       before: q.data.before,
       scope: scopeOfRequest(req),
     });
-    return { approvals };
+    const reader = readerOf(principalOf(req));
+    return {
+      approvals: reader ? approvals.map((a) => ({ ...a, viewer: listViewerOf(a, reader) })) : approvals,
+      ...(reader ? { viewer: { reviewer_id: reader.id, roles: reader.roles } } : {}),
+      // The reviewer page counts time left from this, not from the browser's own clock.
+      server_time: new Date().toISOString(),
+    };
   });
 
-  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) =>
-    gate.get(req.params.id, scopeOfRequest(req)),
-  );
+  app.get<WithId>('/v1/approvals/:id', { onRequest: anyKey }, async (req) => {
+    const view = await gate.get(req.params.id, scopeOfRequest(req));
+    const reader = readerOf(principalOf(req));
+    const viewer = !reader
+      ? undefined
+      : !view.stale
+        ? viewerOf(view, reader)
+        : view.status === 'requested' && !view.closed
+          ? unansweredViewerOf(reader)
+          : listViewerOf(view, reader);
+    return { ...view, ...(viewer ? { viewer } : {}), server_time: new Date().toISOString() };
+  });
 
-  app.post<WithId>('/v1/approvals/:id/decision', { onRequest: reviewer }, async (req) => {
+  // 200 with the result; 202 `decision_accepted` when the gate could not apply it in time and it went by signal.
+  app.post<WithId>('/v1/approvals/:id/decision', { onRequest: reviewer }, async (req, reply) => {
     const body = DecisionBody.safeParse(req.body ?? {});
     if (!body.success) throw invalidInput('decision', body.error);
     const { decision_id, ...rest } = body.data;
-    return counted(
+    const outcome = await counted(
       (result) => metrics?.decisions.inc({ decision: rest.decision, result }),
       () =>
         gate.decide(
@@ -125,8 +157,10 @@ export function approvalRoutes(
           },
           scopeOfRequest(req),
         ),
-      (r) => (r.applied ? 'applied' : 'replayed'),
+      (r) => (r.pending ? 'accepted' : r.applied ? 'applied' : 'replayed'),
     );
+    if (outcome.pending) void reply.code(202);
+    return outcome;
   });
 
   app.post<WithId>('/v1/approvals/:id/consume', { onRequest: agent }, async (req) =>

@@ -136,12 +136,25 @@ export function installJsonParser(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Seconds a client should wait before sending the same call again: what a shed create was
+ * told (`details.retry_after_s`), and 1 for the other `gate_busy` answers.
+ */
+export function retryAfterOf(e: GateError): number | undefined {
+  if (e.status !== 503) return undefined;
+  const given = (e.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+  if (typeof given === 'number' && Number.isInteger(given) && given > 0) return given;
+  return e.code === 'gate_busy' ? 1 : undefined;
+}
+
 /** Error and not-found handlers that always answer in the API's error format. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
     if (e.status >= 500) req.log.error({ err }, 'request failed');
     if (e.status === 401) void reply.header('www-authenticate', 'Bearer');
+    const retryAfter = retryAfterOf(e);
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     void reply.code(e.status).send(e.toJSON());
   });
   app.setNotFoundHandler((req, reply) => {

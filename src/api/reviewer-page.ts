@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The reviewer page: `page/reviewer.html` with `page/reviewer.css` and `page/reviewer.js`
- * inlined. The script and style are ordinary files (the script type-checked by
- * `page/tsconfig.json` and linted); they are read once when the server starts, and the
+ * The reviewer page: `page/reviewer.html` with `page/reviewer.css` and the scripts of
+ * PAGE_SCRIPTS inlined. The scripts and style are ordinary files (the scripts type-checked
+ * by `page/tsconfig.json` and linted); they are read once when the server starts, and the
  * CSP names their SHA-256, so nothing but these exact bytes may run or style the page.
  * Inlining keeps `default-src 'none'`: the page loads nothing, not even from its own origin.
  */
@@ -17,6 +17,22 @@ export interface ReviewerPage {
 /** Where the page's files are: beside this module in a checkout and in `dist/` alike (the build copies them). */
 export const PAGE_DIR = path.join(__dirname, 'page');
 
+/**
+ * The page's scripts, in the order they run as one script: plain browser scripts sharing
+ * one global scope (no modules: a module would have to be loaded from a URL), the helpers
+ * first and the start-up last.
+ */
+export const PAGE_SCRIPTS = [
+  'format.js',
+  'api.js',
+  'dom.js',
+  'queue.js',
+  'detail.js',
+  'decide.js',
+  'bulk.js',
+  'reviewer.js',
+] as const;
+
 /** Where the script and the style go (the formatter may indent the placeholders). */
 const SCRIPT_SLOT = /<script>\s*\/\*SCRIPT\*\/\s*<\/script>/;
 const STYLE_SLOT = /<style>\s*\/\*STYLE\*\/\s*<\/style>/;
@@ -26,7 +42,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
 /** Reads and hashes the page's files; throws, naming the file, when one is missing. */
 export function loadReviewerPage(dir = PAGE_DIR): ReviewerPage {
   const read = (name: string): string => fs.readFileSync(path.join(dir, name), 'utf8');
-  const script = read('reviewer.js');
+  const script = PAGE_SCRIPTS.map((name) => `// ---- ${name}\n${read(name)}`).join('\n');
   const style = read('reviewer.css');
   const template = read('reviewer.html');
   if (!SCRIPT_SLOT.test(template) || !STYLE_SLOT.test(template))

@@ -4,8 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
-import { temporalAddressOf, type GateConfig } from '../config';
+import { DEFAULT_DECISION_WAIT_S, DEFAULT_MAX_BACKLOG_S, temporalAddressOf, type GateConfig } from '../config';
 import { GateClient } from '../client/gate-client';
+import { BacklogAdmission } from '../client/backlog-admission';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
 import { KeyStore } from '../store/key-store';
@@ -187,6 +188,8 @@ export interface RunningApi {
   url: string;
   app: FastifyInstance;
   gate: GateClient;
+  /** What sheds creates while the workers are behind; its readings show the backlog the API saw. */
+  admission: BacklogAdmission;
   /** Stops listening, then closes the Temporal connection and the database. */
   close(): Promise<void>;
 }
@@ -256,8 +259,16 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       namespace: cfg.namespace,
       ...(activeTracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
     });
+    // Creates are shed while the workers are behind (GATE_MAX_BACKLOG_S); the API's creates only, never a workflow's.
+    const admission = new BacklogAdmission(temporal, {
+      taskQueue: cfg.taskQueue,
+      namespace: cfg.namespace,
+      maxBacklogS: cfg.maxBacklogS ?? DEFAULT_MAX_BACKLOG_S,
+    });
     // The workers read the same GATE_WEBHOOK_URLS (one config for API and workers).
     const gate = new GateClient(temporal, {
+      admission,
+      decisionWaitMs: (cfg.decisionWaitS ?? DEFAULT_DECISION_WAIT_S) * 1000,
       taskQueue: cfg.taskQueue,
       namespace: cfg.namespace,
       audit,
@@ -294,6 +305,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       url: `http://${host}:${addr.port}`,
       app,
       gate,
+      admission,
       async close() {
         clearInterval(recovery);
         await app.close();

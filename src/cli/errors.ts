@@ -35,6 +35,8 @@ export class ApiError extends RefusedError {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** Seconds the server asked to wait before the same call (its Retry-After), when it named them. */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }

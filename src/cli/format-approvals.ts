@@ -62,6 +62,28 @@ export function approvalsProgress(item: Json): string {
   return `${count}/${typeof required === 'number' ? required : 1}`;
 }
 
+/**
+ * A decision the API accepted without applying it yet (202 `decision_accepted`): the
+ * gate's workers are behind, and the gate applies it, or refuses and audits it, when one
+ * gets to it. Exit code 0: the decision is recorded.
+ */
+export function acceptedLine(id: string, result: Json): string {
+  const what = text(result, 'decision') || 'decision';
+  return `${what} accepted and pending on ${id} (decision ${text(result, 'decision_id')}): the gate's workers are behind; it is recorded and will be applied in order, or refused and audited. Check with \`gate approvals show ${id}\` or \`gate audit ${id}\``;
+}
+
+/** "approve by rev-1 (d-123), sent 2026-…" for each decision the gate has received and not applied yet. */
+export function pendingDecisionsText(item: Json): string | undefined {
+  const list = item.pending_decisions;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  return (list as Json[])
+    .map(
+      (d) =>
+        `${text(d, 'decision')} by ${text(d, 'reviewer_id')} (${text(d, 'decision_id')}), accepted ${text(d, 'sent_at')}`,
+    )
+    .join('; ');
+}
+
 function pretty(value: unknown): string {
   return JSON.stringify(value ?? {}, null, 2);
 }
@@ -87,7 +109,13 @@ export function formatApproval(item: Json, now: Date = new Date()): string {
     ['expires', expires ? `${expires} (${relativeTime(expires, now)})` : ''],
     ['consume by', item.consume_deadline ? String(item.consume_deadline) : undefined],
     ['consumed', item.consumed_at ? `${String(item.consumed_at)} by ${String(item.consumed_by ?? '?')}` : undefined],
-    ['note', item.stale === true ? 'no worker answered; showing what Temporal visibility knows' : undefined],
+    ['pending', pendingDecisionsText(item)],
+    [
+      'note',
+      item.stale === true
+        ? 'no worker answered (the gate workers are behind or away); showing what Temporal visibility knows'
+        : undefined,
+    ],
   ]);
   const blocks = [head, `args:\n${indent(pretty(args))}`];
   if (modified) blocks.push(`args after modification (these run):\n${indent(pretty(finalArgs))}`);

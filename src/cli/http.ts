@@ -1,3 +1,4 @@
+import { retryAfterSeconds, retryShed } from '../client/shed-retry';
 import { ApiError, UnreachableError } from './errors';
 
 /** JSON as the API sends it; commands read the fields they need defensively. */
@@ -9,6 +10,8 @@ export interface ApiTarget {
   baseUrl: string;
   /** Bearer key (agent or reviewer); omitted when not given. */
   key?: string;
+  /** How long, in all, a create shed by the server (503 `gate_busy`) is sent again (default 60 s; 0: not at all). */
+  shedWaitMs?: number;
 }
 
 /** `GATE_API_URL`, else `http://127.0.0.1:${GATE_PORT || 8787}`. */
@@ -36,9 +39,16 @@ export interface DecisionInput {
 export class GateHttpClient {
   constructor(private readonly target: ApiTarget) {}
 
-  /** `POST /v1/approvals` (agent key). */
+  /**
+   * `POST /v1/approvals` (agent key). A create shed while the gate workers are behind (503
+   * `gate_busy`) started nothing: it is sent again, the same body with the same key (the
+   * default key derives from the body), after the server's Retry-After, for up to `shedWaitMs`.
+   */
   createApproval(body: Json, idempotencyKey?: string): Promise<Json> {
-    return this.send('POST', '/v1/approvals', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+    const headers: Record<string, string> = idempotencyKey ? { 'idempotency-key': idempotencyKey } : {};
+    return retryShed(() => this.send<Json>('POST', '/v1/approvals', body, headers), shedOf, {
+      maxWaitMs: this.target.shedWaitMs,
+    });
   }
   /** `GET /v1/approvals?status=&target=&limit=`. */
   listApprovals(filter: {
@@ -129,9 +139,15 @@ export class GateHttpClient {
     }
     const text = await res.text();
     const parsed = parseJson(text);
-    if (!res.ok) throw apiErrorOf(res.status, parsed, text);
+    if (!res.ok) throw apiErrorOf(res.status, parsed, text, retryAfterSeconds(res.headers.get('retry-after')));
     return parsed as T;
   }
+}
+
+/** A create the API shed (503 `gate_busy`), with the wait it asked for. */
+function shedOf(err: unknown): { retryAfterS?: number } | undefined {
+  if (!(err instanceof ApiError) || err.status !== 503 || err.code !== 'gate_busy') return undefined;
+  return err.retryAfterS === undefined ? {} : { retryAfterS: err.retryAfterS };
 }
 
 function parseJson(text: string): unknown {
@@ -144,10 +160,10 @@ function parseJson(text: string): unknown {
 }
 
 /** Reads `{ error: { code, message, details } }`, tolerating servers that answer otherwise. */
-function apiErrorOf(status: number, parsed: unknown, text: string): ApiError {
+function apiErrorOf(status: number, parsed: unknown, text: string, retryAfterS?: number): ApiError {
   const e = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
   if (e && typeof e === 'object') {
-    return new ApiError(status, String(e.code ?? `http_${status}`), String(e.message ?? text), e.details);
+    return new ApiError(status, String(e.code ?? `http_${status}`), String(e.message ?? text), e.details, retryAfterS);
   }
   const flat = parsed as { code?: unknown; message?: unknown } | undefined;
   if (flat && typeof flat === 'object' && typeof flat.message === 'string') {

@@ -7,11 +7,13 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { tsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import { verifyChain, type AuditEvent } from '../common/audit';
 import { storeCheck, type AuditView } from './audit-view';
 
 export type { AuditView } from './audit-view';
-import { DecisionMessage, type DecisionResult } from '../common/decision';
+import { DecisionMessage, type AcceptedDecision, type DecisionOutcome, type DecisionResult } from '../common/decision';
 import { decisionKey } from '../common/gate-state';
 import { isFailureType } from '../common/failure-types';
 import type { ApprovalStatus } from '../common/lifecycle';
@@ -56,6 +58,7 @@ import {
 import { requestedEvent } from '../common/requested-event';
 import { startOptions } from './start-options';
 import { CallerAudit, recoverAuditIntents, type IntentRecovery, type RecoverOptions } from './audit-intents';
+import { readQueued } from './queued-view';
 import { explain, isTransientRejection, isUnanswered, notFound, type Existence } from './temporal-errors';
 
 export interface GateClientOptions {
@@ -72,6 +75,17 @@ export interface GateClientOptions {
   queryTimeoutMs?: number;
   /** How long an update waits for a worker before failing with 503 (default 30 s). */
   updateTimeoutMs?: number;
+  /**
+   * How long a decision waits to be applied before it is sent as a signal instead and
+   * answered as accepted (`AcceptedDecision`; default 10 s, GATE_DECISION_WAIT_S).
+   */
+  decisionWaitMs?: number;
+  /**
+   * Checked before a create starts anything: throws 503 `gate_busy` to shed the create
+   * while the gate workers are behind (BacklogAdmission; the API sets it from
+   * GATE_MAX_BACKLOG_S). Workflows' own gates (`requireApproval`) never pass through here.
+   */
+  admission?: { check(): void };
   /**
    * Webhook receivers the workers deliver to (their `GATE_WEBHOOK_URLS`). When it is 0
    * and `audit` is set, `create` writes the gate's `approval.requested` event to the store
@@ -137,6 +151,7 @@ export class GateClient {
   private readonly client: Client;
   private readonly queryMs: number;
   private readonly updateMs: number;
+  private readonly decisionMs: number;
   /**
    * Set when this client writes the audit events of what it creates, decides and consumes:
    * it has the store, and no webhook receivers are configured (which the gate would
@@ -155,6 +170,7 @@ export class GateClient {
         : client;
     this.queryMs = options.queryTimeoutMs ?? 5000;
     this.updateMs = options.updateTimeoutMs ?? 30_000;
+    this.decisionMs = options.decisionWaitMs ?? 10_000;
     this.callerAudit = options.audit && options.webhookReceivers === 0 ? new CallerAudit(options.audit) : undefined;
   }
 
@@ -163,7 +179,7 @@ export class GateClient {
    * one workflow: a second start with the key (concurrent or later, open or closed) is
    * refused by Temporal, and only then is the existing gate described, so a new request
    * costs one round trip. Throws 422/413/403 (see `prepareCreate`), 409 when the key was
-   * used with another payload.
+   * used with another payload, 503 `gate_busy` when `admission` sheds it.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
     const prepared = prepareCreate(body, caller, { policy: this.options.policy });
@@ -176,6 +192,7 @@ export class GateClient {
         })
       : undefined;
     if (grant) input.policy_decision = grant;
+    this.options.admission?.check(); // after validation, so a bad body is refused at once and not retried
     const writer = this.callerAudit;
     let first: AuditEvent | undefined;
     let intent: string | undefined;
@@ -251,14 +268,28 @@ export class GateClient {
     );
   }
 
-  /** The gate's live state; after ~5 s without a worker, what visibility knows (`stale: true`). Throws 404. */
+  /**
+   * The gate's live state, or, no worker answering within ~5 s, what visibility knows
+   * (`stale: true`). When the gate's workflow task has already waited over a second for a
+   * worker (its workers are behind: a query would wait behind the same backlog), the answer
+   * comes from its history at once: its starting state if its first task has not run yet,
+   * else what visibility knows; either way with the decisions it has received by signal and
+   * not applied yet (`pending_decisions`). Throws 404.
+   */
   async get(id: string, scope?: Scope): Promise<GateView> {
     checkId(id);
     const seen = await this.authorize(id, scope);
-    try {
-      return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
-    } catch (err) {
-      if (!isUnanswered(err)) throw await this.explain(err, id);
+    const behind = seen !== undefined && waitsForWorker(seen);
+    const queued = behind
+      ? await this.deadline(this.queryMs, () => readQueued(this.client, id)).catch(() => undefined)
+      : undefined;
+    if (queued?.state) return { ...queued.state, stale: false, pending_decisions: queued.pending };
+    if (!behind) {
+      try {
+        return { ...(await this.deadline(this.queryMs, () => this.handle(id).query(getGateQuery))), stale: false };
+      } catch (err) {
+        if (!isUnanswered(err)) throw await this.explain(err, id);
+      }
     }
     const desc = seen ?? (await this.describe(id));
     if (desc.status.name === 'COMPLETED') {
@@ -266,7 +297,17 @@ export class GateClient {
       const final = await this.deadline(this.queryMs, () => this.handle(id).result()).catch(() => undefined);
       if (final) return { ...final, stale: false };
     }
-    return { ...summaryOf(desc), stale: true, workflow_status: desc.status.name };
+    const pending =
+      queued?.pending ??
+      (desc.raw.pendingWorkflowTask
+        ? (await this.deadline(this.queryMs, () => readQueued(this.client, id)).catch(() => undefined))?.pending
+        : []);
+    return {
+      ...summaryOf(desc),
+      stale: true,
+      workflow_status: desc.status.name,
+      ...(pending ? { pending_decisions: pending } : {}),
+    };
   }
 
   /** Gates by status / target / agent, inside `filter.scope`, from Temporal visibility (eventually consistent), newest first. */
@@ -295,40 +336,90 @@ export class GateClient {
     return count;
   }
 
-  /** Applies a decision and answers with its result; the decision id makes retries safe. Throws 404/409/403/422/503. */
-  async decide(id: string, message: DecisionMessage, scope?: Scope): Promise<DecisionResult> {
+  /**
+   * Applies a decision and answers with its result; the decision id makes retries safe.
+   * A valid decision the gate cannot apply within `decisionWaitMs` (its workers are behind
+   * or away) is not refused: it is sent as a signal with the same decision id and answered
+   * as an `AcceptedDecision`; the gate applies it once when it gets to it, or refuses it and
+   * audits the refusal (`decision.refused`). Throws 404/409/403/422; a 503 only when
+   * Temporal itself does not answer.
+   */
+  async decide(id: string, message: DecisionMessage, scope?: Scope): Promise<DecisionOutcome> {
     const msg = parseDecision({ ...message, request_id: id });
-    await this.authorize(id, scope);
+    const seen = await this.authorize(id, scope);
     const handle = this.handle(id);
     const updateId = decisionKey(msg); // scoped by reviewer, like the gate's own dedup
-    const result = await this.update(id, updateId, async (writes) => {
-      try {
-        return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
-      } catch (err) {
-        // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
-        if (
-          err instanceof WorkflowUpdateFailedError &&
-          err.cause instanceof ApplicationFailure &&
-          isFailureType(err.cause.type)
-        ) {
-          const record = {
-            decision_id: msg.decision_id,
-            reviewer_id: msg.reviewer_id,
-            decision: msg.decision,
-            refusal: err.cause.type ?? 'Error',
-            message: err.cause.message,
-          };
-          await handle.signal(recordRefusalSignal, record).catch(() => undefined);
-        }
-        throw err;
-      }
-    });
+    let result: DecisionResult;
+    try {
+      result = await this.update(
+        id,
+        updateId,
+        async (writes) => {
+          try {
+            return await handle.executeUpdate(decideUpdate, { args: [msg, ...writes], updateId });
+          } catch (err) {
+            // Temporal keeps no record of an update its validator refused: report it, so the trail shows it.
+            if (
+              err instanceof WorkflowUpdateFailedError &&
+              err.cause instanceof ApplicationFailure &&
+              isFailureType(err.cause.type)
+            ) {
+              const record = {
+                decision_id: msg.decision_id,
+                reviewer_id: msg.reviewer_id,
+                decision: msg.decision,
+                refusal: err.cause.type ?? 'Error',
+                message: err.cause.message,
+              };
+              await handle.signal(recordRefusalSignal, record).catch(() => undefined);
+            }
+            throw err;
+          }
+        },
+        this.decisionMs,
+      );
+    } catch (err) {
+      if (!isUnapplied(err)) throw err;
+      return this.accept(id, msg, seen);
+    }
     // The quorum gave a standing grant: store it, so later creates can use it. A retry stores it once.
     if (result.grant && this.options.grants) {
       const tenant = scope?.tenant ?? gateOwnership(await this.describe(id)).tenant ?? DEFAULT_TENANT;
       await issueGrant(this.options.grants, this.options.audit, result.grant, tenant);
     }
     return result;
+  }
+
+  /**
+   * The durable way for a decision the gate did not apply in time: the `decide` signal,
+   * which the server records at once and the gate applies in order (an update that was
+   * still admitted meanwhile is deduplicated by the decision id). Throws 404/409 when the
+   * gate is gone, and what Temporal threw when it did not answer (the API's 503).
+   */
+  private async accept(
+    id: string,
+    msg: DecisionMessage,
+    seen: WorkflowExecutionDescription | undefined,
+  ): Promise<AcceptedDecision> {
+    try {
+      await this.deadline(this.queryMs, () => this.handle(id).signal(decideSignal, msg));
+    } catch (err) {
+      // A gate that closed meanwhile is a conflict; anything else means Temporal did not take the signal (503).
+      if (err instanceof WorkflowNotFoundError) throw await this.explain(err, id);
+      throw err;
+    }
+    const status = seen ? statusOf(seen) : 'requested';
+    return {
+      request_id: id,
+      decision_id: msg.decision_id,
+      decision: msg.decision,
+      reviewer_id: msg.reviewer_id,
+      status,
+      pending: true,
+      applied: false,
+      code: 'decision_accepted',
+      message: `the gate's workers are behind, so ${id} has not applied this decision yet; it is recorded and will be applied in order (or refused, and the refusal audited) as soon as a worker gets to it. Read the request (or its audit trail) to see the outcome; re-sending it with the same decision_id is safe, a new decision_id is a second decision`,
+    };
   }
 
   /** Sends a decision as a signal: no answer; a refusal is audited as `decision.refused`. Throws 404/409/422. */
@@ -358,16 +449,21 @@ export class GateClient {
     id: string,
     updateId: string,
     send: (writes: [CallerWrites] | []) => Promise<T>,
+    budgetMs: number = this.updateMs,
   ): Promise<Omit<T, 'audit_events'>> {
     const intent = await this.callerAudit?.intend({ request_id: id, update_id: updateId });
-    return this.call(id, async () => {
-      try {
-        return await this.written(intent, await send(this.writes(intent)));
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent);
-        throw err;
-      }
-    });
+    return this.call(
+      id,
+      async () => {
+        try {
+          return await this.written(intent, await send(this.writes(intent)));
+        } catch (err) {
+          if (err instanceof WorkflowUpdateFailedError) await this.callerAudit?.drop(intent);
+          throw err;
+        }
+      },
+      budgetMs,
+    );
   }
 
   /**
@@ -463,12 +559,12 @@ export class GateClient {
     return this.client.connection.withDeadline(Date.now() + ms, fn);
   }
 
-  private async call<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(id: string, fn: () => Promise<T>, budgetMs: number = this.updateMs): Promise<T> {
     checkId(id);
     // Many callers at once can hit the server's limits on in-flight updates; back off and
     // retry within the call's own budget (a starved worker can keep the slots full for
     // seconds), never past it.
-    const giveUpAt = Date.now() + this.updateMs;
+    const giveUpAt = Date.now() + budgetMs;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.deadline(Math.max(1000, giveUpAt - Date.now()), fn);
@@ -524,6 +620,28 @@ export class GateClient {
       throw err;
     }
   }
+}
+
+/**
+ * The 503s that mean "not applied in time" (the workers are behind or away, the gate's
+ * task keeps failing, its update slots stayed full), as `explain` words them: the decision
+ * may still be applied, so it goes by signal. Temporal not answering at all is not one of them.
+ */
+function isUnapplied(err: unknown): boolean {
+  return (
+    err instanceof GateError && err.status === 503 && (err.code === 'gate_unavailable' || err.code === 'gate_busy')
+  );
+}
+
+/** How long a workflow task may wait for a worker before a read stops waiting for it too. */
+const BEHIND_MS = 1000;
+
+/** True when the gate's workflow task has been scheduled for over BEHIND_MS and no worker has started it. */
+function waitsForWorker(desc: WorkflowExecutionDescription): boolean {
+  const t = desc.raw.pendingWorkflowTask;
+  if (!t || t.state !== temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED)
+    return false;
+  return t.scheduledTime ? Date.now() - tsToDate(t.scheduledTime).getTime() > BEHIND_MS : false;
 }
 
 function parseDecision(message: DecisionMessage): DecisionMessage {

@@ -41,8 +41,23 @@ export interface GateSummary extends RequestRef {
   closed: boolean;
 }
 
-/** A gate as `get` returns it: the live state, or (no worker answering) what visibility knows, marked stale. */
-export type GateView = (GateState & { stale: false }) | (GateSummary & { stale: true; workflow_status: string });
+/** A decision the gate has received by signal and not applied yet (a 202 `decision_accepted`, or another service's signal). */
+export interface PendingDecision {
+  decision_id: string;
+  decision: string;
+  reviewer_id: string;
+  /** When Temporal recorded it. */
+  sent_at: string;
+}
+
+/**
+ * A gate as `get` returns it: the live state (or, its workers behind, the state it starts
+ * with, read from its history), or (no worker answering) what visibility knows, marked
+ * stale; with the decisions it has received and not yet applied when its workers are behind.
+ */
+export type GateView =
+  | (GateState & { stale: false; pending_decisions?: PendingDecision[] })
+  | (GateSummary & { stale: true; workflow_status: string; pending_decisions?: PendingDecision[] });
 
 /** Reads the memo of a described or listed gate; undefined when it is not a gate started through this client. */
 export function memoOf(info: Pick<WorkflowExecutionInfo, 'memo'>): Partial<GateMemo> {

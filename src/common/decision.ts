@@ -139,9 +139,34 @@ export interface DecisionResult {
   approvals_required: number;
   /** False when this decision id had already been applied (a retry or a signal+update pair). */
   applied: boolean;
+  /** Never set on an applied decision; `AcceptedDecision` has it. */
+  pending?: never;
   /** The standing grant this decision's quorum gave (the API stores it). */
   grant?: IssuedGrant;
 }
+
+/**
+ * A valid decision the gate could not apply within the caller's wait (its workers are
+ * behind, or away): sent durably as a `decide` signal with its `decision_id`, which the gate
+ * applies once, or refuses and audits as `decision.refused`, when a worker gets to it. The
+ * API answers it with 202 `decision_accepted`.
+ */
+export interface AcceptedDecision {
+  request_id: string;
+  decision_id: string;
+  decision: DecisionWord;
+  reviewer_id: string;
+  /** The request's status when the decision was sent: still `requested` until the gate applies it. */
+  status: string;
+  pending: true;
+  applied: false;
+  code: 'decision_accepted';
+  /** What happened and what to do next, for people and logs. */
+  message: string;
+}
+
+/** What deciding answers: the applied result, or an accepted decision the gate will apply later. */
+export type DecisionOutcome = DecisionResult | AcceptedDecision;
 
 /** Body of `POST /v1/approvals/{id}/consume` as the gate receives it. */
 export interface ConsumeMessage {

@@ -75,18 +75,13 @@ export type EvidenceVerification =
     }
   | { ok: false; passed: PassedCheck[]; failed: { check: EvidenceCheck; message: string } };
 
-class CheckFailure extends Error {
-  constructor(
-    readonly check: EvidenceCheck,
-    message: string,
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+/** The check each thrown failure names: control flow inside the verifier only, never an error a caller sees. */
+const failedChecks = new WeakMap<Error, EvidenceCheck>();
 
 function fail(check: EvidenceCheck, message: string): never {
-  throw new CheckFailure(check, message);
+  const failure = new Error(message);
+  failedChecks.set(failure, check);
+  throw failure;
 }
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
@@ -247,7 +242,8 @@ export async function verifyEvidenceBundle(
       key_status: signer.key.status ?? 'unknown',
     };
   } catch (err) {
-    if (err instanceof CheckFailure) return { ok: false, passed, failed: { check: err.check, message: err.message } };
+    const check = err instanceof Error ? failedChecks.get(err) : undefined;
+    if (check) return { ok: false, passed, failed: { check, message: (err as Error).message } };
     throw err;
   }
 }

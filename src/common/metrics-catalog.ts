@@ -130,14 +130,14 @@ export const GateMetric = {
     kind: 'counter',
     source: 'api',
     labels: ['action', 'result'],
-    help: 'POST /v1/approvals this API process answered, by action and result: created or replayed (same idempotency key).',
+    help: 'POST /v1/approvals this API process answered, by action and result: created, replayed (same idempotency key) or shed (503 gate_busy while the gate workers were behind).',
   },
   apiDecisions: {
     name: 'gate_api_decisions_total',
     kind: 'counter',
     source: 'api',
     labels: ['decision', 'result'],
-    help: 'Decisions sent through this API process, by decision and result: applied, replayed, or the refusal code.',
+    help: 'Decisions sent through this API process, by decision and result: applied, replayed, accepted (202: sent by signal, applied when a worker gets to it), or the refusal code.',
   },
   apiConsumes: {
     name: 'gate_api_consumed_total',

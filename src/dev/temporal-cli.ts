@@ -67,6 +67,14 @@ export interface DevServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * How long the server keeps a task queue's backlog statistics before it reads them again
+ * (`matching.TaskQueueInfoByBuildIdTTL`, 5 s by default): the API sheds creates by the
+ * backlog's age (src/api/backlog-monitor.ts), and a reading 5 s old lets the backlog run
+ * past GATE_MAX_BACKLOG_S by as much. The same value is in deploy/temporal/dynamicconfig.yaml.
+ */
+export const BACKLOG_STATS_TTL = '1s';
+
 /** Arguments for `temporal server start-dev`, registering the gate's search attributes. */
 export function devServerArgs(o: DevServerOptions): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
@@ -84,6 +92,7 @@ export function devServerArgs(o: DevServerOptions): string[] {
   // The dev server turns this on; its attributes are registered above, before it serves, so
   // no cache can miss them, and with it on every listed row re-reads the attribute metadata.
   args.push('--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false');
+  args.push('--dynamic-config-value', `matching.TaskQueueInfoByBuildIdTTL="${BACKLOG_STATS_TTL}"`);
   return args;
 }
 

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UsageError } from '../cli/errors';
+import type { Json } from '../cli/http';
 import { defaultApiUrl, GateHttpClient } from '../cli/http';
 import {
   checkApprovalStatus,
@@ -10,6 +11,7 @@ import {
   toolError,
   toolResult,
 } from './tools';
+import { askToOpen, reviewUrl } from './review-link';
 
 /** Makes the API client for one tool call; throws when no agent key is configured. */
 export type ClientFactory = () => GateHttpClient;
@@ -23,8 +25,20 @@ export function envClient(env: NodeJS.ProcessEnv = process.env): GateHttpClient 
   return new GateHttpClient({ baseUrl: defaultApiUrl(env), key: env.GATE_API_KEY });
 }
 
-/** The MCP server with the two gate tools (the seed's tool pair). Errors become tool errors, never crashes. */
-export function createMcpServer(client: ClientFactory = () => envClient()): McpServer {
+/** Options of `createMcpServer`. */
+export interface McpServerOptions {
+  /** Where `review_url` points (GATE_PUBLIC_URL, else GATE_API_URL / GATE_PORT); read at each call. */
+  env?: NodeJS.ProcessEnv;
+  /** How long a create waits for the user's answer to the client's "open the review link?" prompt. */
+  promptTimeoutMs?: number;
+}
+
+/**
+ * The MCP server with the two gate tools (the seed's tool pair). Errors become tool errors,
+ * never crashes. A create answers with `review_url`, and a client that declares URL-mode
+ * elicitation is asked to open it; its answer is reported, never taken as a decision.
+ */
+export function createMcpServer(client: ClientFactory = () => envClient(), opts: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'approval-gate', version: '0.1.0' });
   server.registerTool(
     'request_action_approval',
@@ -36,12 +50,24 @@ export function createMcpServer(client: ClientFactory = () => envClient()): McpS
       inputSchema: RequestApprovalInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    async (input) => {
+    async (input, extra) => {
+      let created: Json;
       try {
-        return toolResult(await requestActionApproval(client(), input));
+        created = await requestActionApproval(client(), input);
       } catch (err) {
         return toolError(err);
       }
+      const id = String(created.approval_id);
+      const url = reviewUrl(id, opts.env);
+      const out: Json = { ...created, review_url: url };
+      if (created.status === 'requested') {
+        out.review_prompt = await askToOpen(
+          server.server,
+          { url, summary: input.summary },
+          { relatedRequestId: extra.requestId, timeoutMs: opts.promptTimeoutMs },
+        );
+      }
+      return toolResult(out);
     },
   );
   server.registerTool(

@@ -22,3 +22,11 @@ export function nextStep(status: string, approvalId: string, reason?: string): s
       return `Unknown status "${status}". Do not run the action.`;
   }
 }
+
+/**
+ * A request still `requested` although a reviewer has decided: the decision was accepted
+ * and waits for the gate's workers, which are behind. Nothing may run until it is applied.
+ */
+export function pendingStep(count: number): string {
+  return `A reviewer's decision${count > 1 ? 's were' : ' was'} accepted and ${count > 1 ? 'are' : 'is'} waiting to be applied (the gate's workers are behind). Do not run the action yet; call check_approval_status again in a few seconds.`;
+}

@@ -5,7 +5,7 @@ import { Action, BlastRadius, CreateApprovalBody, EvidenceFields } from '../comm
 import { approvalsProgress, field, text } from '../cli/format-approvals';
 import type { GateHttpClient, Json } from '../cli/http';
 import { describeError } from '../cli/io';
-import { nextStep } from './status-guidance';
+import { nextStep, pendingStep } from './status-guidance';
 
 /** Input of `request_action_approval`: the evidence the agent knows (docs/concepts.md). */
 export const RequestApprovalInput = {
@@ -109,6 +109,16 @@ export async function checkApprovalStatus(client: GateHttpClient, approvalId: st
     next_step: nextStep(status, approvalId, reason),
   };
   if (reason) out.reason = reason;
+  const pending = Array.isArray(a.pending_decisions) ? (a.pending_decisions as Json[]) : [];
+  if (pending.length > 0 && status === 'requested') {
+    // Decisions a reviewer made that the gate has not applied yet (its workers are behind): not an approval yet.
+    out.pending_decisions = pending.map((d) => ({
+      decision: text(d, 'decision'),
+      reviewer_id: text(d, 'reviewer_id'),
+      accepted_at: text(d, 'sent_at'),
+    }));
+    out.next_step = pendingStep(pending.length);
+  }
   if (status === 'approved') {
     out.approved_args = a.final_args ?? field(a, 'args');
     if (a.consume_deadline) out.consume_by = a.consume_deadline;

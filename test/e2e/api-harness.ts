@@ -146,9 +146,9 @@ export class ApiHarness {
     return this.parts.db;
   }
 
-  /** A further key (in the default tenant unless given), for tests that need more callers. */
-  async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string): Promise<string> {
-    return (await new KeyStore(this.parts.db).create(kind, id, { tenant })).key;
+  /** A further key (in the default tenant unless given, with these reviewer roles), for tests that need more callers. */
+  async createKey(kind: 'agent' | 'reviewer', id: string, tenant?: string, roles?: string[]): Promise<string> {
+    return (await new KeyStore(this.parts.db).create(kind, id, { tenant, roles })).key;
   }
 
   async stop(): Promise<void> {

@@ -44,15 +44,15 @@ suite('reviewer sign-in with OpenID Connect', () => {
     await until(`${login} to see the refund listed`, async () => {
       await page.click('#refresh');
       await page.waitForTimeout(300);
-      return (await page.locator('#rows').innerText()).includes(refund.request_id) ? true : undefined;
+      return (await page.locator(`#rows tr[data-id="${refund.request_id}"]`).count()) > 0 ? true : undefined;
     });
     return page;
   }
 
   async function approveIn(page: Page): Promise<string> {
-    await page.locator('#rows tr', { hasText: refund.request_id }).click();
+    await page.locator(`#rows tr[data-id="${refund.request_id}"]`).click();
     await until('the request to open', async () =>
-      (await page.locator('#d-title').innerText()).includes(refund.request_id) ? true : undefined,
+      (await page.locator('#d-id').innerText()).includes(refund.request_id) ? true : undefined,
     );
     await page.click('#approve');
     return until('a decision message', async () => {
@@ -110,10 +110,23 @@ suite('reviewer sign-in with OpenID Connect', () => {
     expect(approve).toMatch(/approve recorded .*approvals 1 of 2/);
   });
 
-  it('refuses a person without the rule’s role with 403 and the roles needed, and audits it', async () => {
+  it('shows a person without the rule’s role why instead of buttons; the API refuses them with 403 and audits it', async () => {
     const page = await signIn('bob');
-    const msg = await approveIn(page);
-    expect(msg).toMatch(/refused: 403 ineligible_reviewer: bob may not decide stripe\.refund\.create: .*finance/);
+    await page.locator(`#rows tr[data-id="${refund.request_id}"]`).click();
+    await until('the reason instead of buttons', async () =>
+      /needs one of the roles finance; you have engineering/.test(await page.locator('#d-cannot').innerText())
+        ? true
+        : undefined,
+    );
+    await expect(page.locator('#approve').isVisible()).resolves.toBe(false);
+    // Sent anyway, with the page's own token, the server refuses it as the page said it would.
+    const bobToken = (await page.evaluate<string | null>('sessionStorage.getItem("gate.reviewerKey")')) ?? '';
+    const refused = await h.http('POST', `/v1/approvals/${refund.request_id}/decision`, {
+      key: bobToken,
+      body: { decision: 'approve', payload_sha256: refund.payload_sha256 },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/bob may not decide stripe\.refund\.create: .*finance/);
     await until('the refusal in the trail', async () => {
       const a = await h.audit_(refund.request_id);
       return a.body.events.some(
@@ -146,6 +159,26 @@ suite('reviewer sign-in with OpenID Connect', () => {
       approvals_required: 2,
       policy_sha256: POLICY_SHA,
     });
+  });
+
+  it('brings a person who signs in from a deep link back to that request', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => problems.push(`deep link: page error: ${e.message}`));
+    const link = `${h.url}/#/approvals/${encodeURIComponent(refund.request_id)}`;
+    await page.goto(link);
+    await page.locator('#sso').waitFor({ state: 'visible' });
+    await page.click('#sso');
+    await page.locator('input[name="login"]').fill('carol');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.click('button[type="submit"]');
+    await page.locator('button:has-text("Continue")').click();
+    await page.waitForURL(link);
+    await until('the linked request to open', async () =>
+      (await page.locator('#d-id').innerText()) === refund.request_id ? true : undefined,
+    );
+    expect(await page.locator('#d-cannot').innerText()).toBe('This request is approved; it takes no more decisions.');
   });
 
   it('takes the ID token as a reviewer bearer token on the API, never as an agent', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { BACKLOG_STATS_TTL } from '../../src/dev/temporal-cli';
 
 // The dynamic config of gate stack and docker-compose (deploy/temporal/dynamicconfig.yaml).
 const file = path.join(__dirname, '..', '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
@@ -19,6 +20,10 @@ describe('the dynamic config of gate stack', () => {
     expect(entries).toBeGreaterThanOrEqual(1000);
     expect(entries).toBeLessThanOrEqual(20_000);
     expect(cfg['history.cacheSizeBasedLimit']).toBeUndefined();
+  });
+
+  it('refreshes backlog statistics as often as the dev server does, so creates are shed close to GATE_MAX_BACKLOG_S', () => {
+    expect(value('matching.TaskQueueInfoByBuildIdTTL')).toBe(BACKLOG_STATS_TTL);
   });
 
   it("lets reviewers list faster than the frontend's default of 10 visibility calls a second", () => {

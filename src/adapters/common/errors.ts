@@ -23,6 +23,8 @@ export class GateRequestError extends RefusedError {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** Seconds the server asked to wait before the same call (its Retry-After), when it named them. */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }
@@ -32,6 +34,17 @@ export class GateRequestError extends RefusedError {
   }
 }
 brandErrorClass(GateRequestError, 'GateRequestError', GateAdapterError);
+
+/**
+ * A create the server shed while its workers were behind (503 `gate_busy`): nothing was
+ * started, so the same call with the same idempotency key is safe after `retryAfterS`.
+ */
+export function shedOf(err: unknown): { retryAfterS?: number } | undefined {
+  if (!(err instanceof GateRequestError) || err.status !== 503 || err.code !== 'gate_busy') return undefined;
+  const fromBody = (err.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+  const retryAfterS = err.retryAfterS ?? (typeof fromBody === 'number' ? fromBody : undefined);
+  return retryAfterS === undefined ? {} : { retryAfterS };
+}
 
 /** The gate server could not be reached at all. */
 export class GateUnreachableError extends UnavailableError {

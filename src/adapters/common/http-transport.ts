@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { GateRequestError, GateUnreachableError } from './errors';
+import { retryAfterSeconds, retryShed } from '../../client/shed-retry';
+import { GateRequestError, GateUnreachableError, shedOf } from './errors';
 import { ConsumedGate, GateStatusView, OpenedGate, type GateTransport } from './transport';
 
 export interface HttpGateOptions {
@@ -13,6 +14,12 @@ export interface HttpGateOptions {
   tenant?: string;
   /** A fetch implementation; the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * How long a create shed by the server (503 `gate_busy`: its workers are behind) is sent
+   * again, in all, honouring its Retry-After, with the same idempotency key (default 60 s;
+   * 0: not at all, the refusal is thrown).
+   */
+  shedWaitMs?: number;
 }
 
 /**
@@ -52,6 +59,7 @@ export function httpGate(options: HttpGateOptions): GateTransport {
         String(e?.code ?? `http_${res.status}`),
         String(e?.message ?? (text.trim() || `HTTP ${res.status}`)),
         e?.details,
+        retryAfterSeconds(res.headers.get('retry-after')),
       );
     }
     const r = schema.safeParse(parsed);
@@ -64,7 +72,10 @@ export function httpGate(options: HttpGateOptions): GateTransport {
   return {
     agentId: options.agentId,
     ...(options.tenant ? { tenant: options.tenant } : {}),
-    create: (body, key) => send(OpenedGate, 'POST', '/v1/approvals', body, { 'idempotency-key': key }),
+    create: (body, key) =>
+      retryShed(() => send(OpenedGate, 'POST', '/v1/approvals', body, { 'idempotency-key': key }), shedOf, {
+        maxWaitMs: options.shedWaitMs,
+      }),
     get: (id) => send(GateStatusView, 'GET', at(id)),
     consume: (id) => send(ConsumedGate, 'POST', `${at(id)}/consume`, {}),
   };

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { approvalsProgress, formatApproval, text } from '../format-approvals';
+import { acceptedLine, approvalsProgress, formatApproval, text } from '../format-approvals';
 import type { DecisionInput, Json } from '../http';
 import type { CliIo } from '../io';
 import { clientFor, parseJsonObject, parsePositiveInt, withApi, type ApiOptions } from '../options';
@@ -42,7 +42,7 @@ async function decide(io: CliIo, id: string, opts: DecideOptions, decision: Deci
   const result = await client.decide(id, body);
   if (opts.json) return io.out(JSON.stringify(result, null, 2));
   io.out(outcomeLine(id, result));
-  if (decision === 'modify') {
+  if (decision === 'modify' && result.pending !== true) {
     // The server may merge and revalidate the args: show the ones that will really run.
     const after = await client.getApproval(id);
     io.out(`args that will run:\n${JSON.stringify(after.final_args ?? body.args, null, 2)}`);
@@ -53,8 +53,9 @@ function verb(d: DecisionInput['decision']): string {
   return d === 'approve' ? 'Approving' : d === 'reject' ? 'Rejecting' : 'Modifying and approving';
 }
 
-/** One line saying where the request stands after the decision. */
+/** One line saying where the request stands after the decision (or that it is accepted and pending: a 202). */
 export function outcomeLine(id: string, result: Json): string {
+  if (result.pending === true) return acceptedLine(id, result);
   const status = text(result, 'status');
   const progress = approvalsProgress(result);
   if (status === 'requested') return `vote recorded on ${id}: ${progress} approvals; waiting for more reviewers`;
