@@ -18,6 +18,8 @@ export interface BenchConfig {
   /** Creates per create round and kind. */
   createN: number;
   createC: number;
+  /** Creates per kind (200 rules, 1 rule) and round in the policy section, one at a time, interleaved. */
+  policyN: number;
   /** Pending gates to fill the queue with (the target: 100000, by hand). */
   pending: number;
   fillC: number;
@@ -134,6 +136,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     toolN: whole(env, 'BENCH_TOOL_N', 60),
     createN: whole(env, 'BENCH_CREATE_N', 500),
     createC: whole(env, 'BENCH_CREATE_C', 16),
+    policyN: whole(env, 'BENCH_POLICY_N', 200),
     pending: whole(env, 'BENCH_PENDING', 2000),
     fillC: whole(env, 'BENCH_FILL_C', 48),
     decisions: whole(env, 'BENCH_DECISIONS', 30),

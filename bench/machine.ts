@@ -36,7 +36,7 @@ export function header(cfg: BenchConfig, server: string): string[] {
     `server:  ${server}`,
     `gates:   GATE_WORKFLOW_CACHE_SIZE=${gate.workflowCacheSize} GATE_EAGER_START=${gate.eagerStart ? 'on' : 'off'}`,
     `sizes:   sections ${cfg.sections.join(',')}; BENCH_N=${cfg.n} BENCH_ROUNDS=${cfg.rounds} BENCH_C=${cfg.concurrency} BENCH_TOOL_N=${cfg.toolN} ` +
-      `BENCH_CREATE_N=${cfg.createN} BENCH_CREATE_C=${cfg.createC} BENCH_PENDING=${cfg.pending} BENCH_FILL_C=${cfg.fillC} BENCH_DECISIONS=${cfg.decisions} BENCH_LIST_N=${cfg.listN} BENCH_BURST_N=${cfg.burstN} BENCH_BURST_C=${cfg.burstC} BENCH_CLIENT=${cfg.client} BENCH_BARE_STACKS=${cfg.bareStacks}`,
+      `BENCH_CREATE_N=${cfg.createN} BENCH_CREATE_C=${cfg.createC} BENCH_POLICY_N=${cfg.policyN} BENCH_PENDING=${cfg.pending} BENCH_FILL_C=${cfg.fillC} BENCH_DECISIONS=${cfg.decisions} BENCH_LIST_N=${cfg.listN} BENCH_BURST_N=${cfg.burstN} BENCH_BURST_C=${cfg.burstC} BENCH_CLIENT=${cfg.client} BENCH_BARE_STACKS=${cfg.bareStacks}`,
     '',
   ];
 }

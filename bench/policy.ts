@@ -1,8 +1,9 @@
 // Section `policy`: what a version 2 rule file of 200 rules adds to a create, against a file
-// of one rule, in the same run. Two APIs on one gate worker, each with its GATE_POLICY_FILE,
-// take turns; each create goes through the real HTTP API at concurrency 1 (its latency, not
-// the server's queue, is what a rule file can add). Both files end on the same rule, so
-// both creates open the same gate. A second figure times the judgement alone, in process.
+// of one rule, in the same run. Two APIs on one gate worker, each with its GATE_POLICY_FILE;
+// each create goes through the real HTTP API at concurrency 1 (its latency, not the server's
+// queue, is what a rule file can add), the two kinds interleaved create by create, so that
+// load from outside the bench falls on both alike. Both files end on the same rule, so both
+// creates open the same gate. A second figure times the judgement alone, in process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GateClient } from '../src/client/gate-client';
@@ -59,7 +60,7 @@ export function manyRulesFile(): string {
 export async function policySection(ctx: BenchContext): Promise<void> {
   const { client, cfg, report } = ctx;
   const files = { one: oneRuleFile(), many: manyRulesFile() };
-  const n = cfg.createN;
+  const n = cfg.policyN;
   // The judgement alone, in process: the same request against each file, compiled once per hash.
   const judgeP50 = Object.fromEntries(
     (['one', 'many'] as const).map((k) => {
@@ -103,32 +104,35 @@ export async function policySection(ctx: BenchContext): Promise<void> {
     const gates = new GateClient(client, { taskQueue: worker.taskQueue });
     let errors = 0;
     let lastError = '';
-    const round = async (k: 'one' | 'many', tag: string, count: number): Promise<number> => {
-      const lat: number[] = [];
+    /** One round: `count` creates of each kind, one at a time, alternating which kind goes first; p50 of each. */
+    const round = async (tag: string, count: number): Promise<Record<'one' | 'many', number>> => {
+      const lat = { one: [] as number[], many: [] as number[] };
       const ids: string[] = [];
-      await runConcurrent(count, 1, async (i) => {
-        const t0 = now();
-        const res = await http(`${apis[k].url}/v1/approvals`, apis[k].agentKey, 'POST', createBody(`${k}_${tag}`, i));
-        lat.push(now() - t0);
-        if (res.status === 201) ids.push((res.body as { request_id: string }).request_id);
-        else {
-          errors++;
-          lastError = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+      for (let i = 0; i < count; i++) {
+        for (const k of inTurn(['one', 'many'] as const, i)) {
+          const t0 = now();
+          const res = await http(`${apis[k].url}/v1/approvals`, apis[k].agentKey, 'POST', createBody(`${k}_${tag}`, i));
+          lat[k].push(now() - t0);
+          if (res.status === 201) ids.push((res.body as { request_id: string }).request_id);
+          else {
+            errors++;
+            lastError = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+          }
         }
-      });
+      }
       // Untimed: they end cancelled, so later sections see only their own gates.
       await runConcurrent(ids.length, 8, (i) => gates.cancel(ids[i]!, AGENT_ID, 'bench cleanup').then(() => undefined));
-      return percentile(lat, 50);
+      return { one: percentile(lat.one, 50), many: percentile(lat.many, 50) };
     };
-    for (const k of ['one', 'many'] as const) await round(k, 'warm', 20);
+    await round('warm', 20);
     const p50 = { one: [] as number[], many: [] as number[] };
     for (let r = 0; r < cfg.rounds; r++) {
-      for (const k of inTurn(['one', 'many'] as const, r)) {
-        await quietBeforeRound(ctx, `policy round ${r + 1} ${k}`);
-        p50[k].push(await round(k, `r${r}`, n));
-      }
+      await quietBeforeRound(ctx, `policy round ${r + 1}`);
+      const got = await round(`r${r}`, n);
+      p50.one.push(got.one);
+      p50.many.push(got.many);
       progress(
-        `policy round ${r + 1}/${cfg.rounds}: 200 rules p50 ${fmt(p50.many[r]!, 'ms')}; 1 rule p50 ${fmt(p50.one[r]!, 'ms')}`,
+        `policy round ${r + 1}/${cfg.rounds}: 200 rules p50 ${fmt(got.many, 'ms')}; 1 rule p50 ${fmt(got.one, 'ms')}`,
       );
     }
     const [many, one] = [median(p50.many), median(p50.one)];

@@ -9,7 +9,7 @@ export function nextStep(status: string, approvalId: string, reason?: string): s
     case 'approved':
       return `Approved. The executor should now consume this approval exactly once (POST /v1/approvals/${approvalId}/consume with the requesting agent's key) and run exactly the args it returns. This tool never consumes.`;
     case 'denied':
-      return `Denied by a reviewer${reason ? `: ${reason}` : ''}. Do not run the action; a denial is final for this request.`;
+      return `Denied${reason ? `: ${reason}` : ''}. Do not run the action; a denial is final for this request.`;
     case 'expired':
       return 'Expired without a usable approval (fails closed). Do not run the action; open a new request if it is still needed.';
     case 'consumed':

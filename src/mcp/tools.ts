@@ -75,12 +75,16 @@ export async function requestActionApproval(client: GateHttpClient, input: Reque
   const created = await client.createApproval(body);
   const id = text(created, 'request_id');
   const status = text(created, 'status');
+  // The rule file may decide at creation (allow, block, a standing grant) and warn about rules on trial.
+  const policy = created.policy as Json | undefined;
   return {
     approval_id: id,
     status,
     payload_sha256: text(created, 'payload_sha256'),
     expires_at: text(created, 'expires_at'),
-    next_step: nextStep(status, id),
+    next_step: nextStep(status, id, typeof policy?.reason === 'string' ? policy.reason : undefined),
+    ...(policy ? { policy } : {}),
+    ...(Array.isArray(created.warnings) ? { warnings: created.warnings as Json[] } : {}),
   };
 }
 
