@@ -1,3 +1,4 @@
+import type { PolicyRequest } from '../../policy/judge';
 import type { AuditEvent } from '../../common/audit';
 import type { Snapshot } from '../../common/evidence';
 import type { RecordedReview } from '../../policy/reviewer-policy';
@@ -72,19 +73,9 @@ export interface ResolveReviewersInput {
 export type ResolveReviewersResult = RecordedReview | { problem: string };
 
 /** A request a workflow is about to gate, as the rule file judges it (src/worker/activities/policy.ts). */
-export interface EvaluatePolicyInput {
+export interface EvaluatePolicyInput extends PolicyRequest {
   /** The gate's request id: grants are used once per request, and the judgement is recorded under it. */
   request_id: string;
-  action: string;
-  target: string;
-  summary: string;
-  args: Record<string, unknown>;
-  blast_radius: Record<string, unknown>;
-  preconditions: Record<string, unknown>;
-  agent: string;
-  tenant: string;
-  approvals_required?: number;
-  reviewer_roles?: string[];
   /** An agent run's call: the domain adapter's tier, combined with the file's (the stricter wins). */
   domain?: { tier: 'allow' | 'require' | 'block'; approvals_required?: number; reason?: string };
   via: 'workflow' | 'run';
