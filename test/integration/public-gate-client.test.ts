@@ -66,6 +66,8 @@ async function throughClient(gates: GateClient, tag: string): Promise<string> {
     decision_id: randomUUID(),
     reviewer_id: 'rev-1',
     reviewer_roles: [],
+    // How this service authenticated its reviewer, as the API records it from the key.
+    reviewer_auth: { method: 'api_key', key_id: 'rev-1' },
     payload_sha256: request.payload_sha256,
   });
   await gates.consume(id, 'agent-1');
