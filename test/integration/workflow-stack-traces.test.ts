@@ -58,11 +58,11 @@ async function stackOfPendingGate(stackTraces: boolean): Promise<string> {
 it('answers the stack trace query without frames on a default worker', async () => {
   const stack = await stackOfPendingGate(false);
   expect(stack).not.toMatch(/\bat /);
-  expect(stack).not.toMatch(/gate-phases\.ts/);
+  expect(stack).not.toMatch(/gate\/phases\.ts/);
 }, 60_000);
 
 it('shows where the gate waits with GATE_WORKFLOW_STACK_TRACES on (the control: the check above can fail)', async () => {
   const stack = await stackOfPendingGate(true);
-  expect(stack).toMatch(/at .*src\/workflows\/gate-phases\.ts:\d+:\d+\)/); // the decision wait
-  expect(stack).toMatch(/src\/workflows\/approval-gate\.ts/);
+  expect(stack).toMatch(/at .*src\/workflow\/gate\/phases\.ts:\d+:\d+\)/); // the decision wait
+  expect(stack).toMatch(/src\/workflow\/gate\/approval-gate\.ts/);
 }, 120_000);
