@@ -79,3 +79,29 @@ export function noticeChannel(target: string): NoticeChannel | undefined {
 export function reviewUrl(publicUrl: string, requestId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/#/approvals/${encodeURIComponent(requestId)}`;
 }
+
+/** The Teams webhooks by name, from `GATE_TEAMS_WEBHOOKS` (`name=url,...`). */
+export function teamsWebhooks(setting: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (setting ?? '').split(',')) {
+    const at = part.indexOf('=');
+    if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return out;
+}
+
+/**
+ * Why a target cannot be delivered with these settings, naming the setting that is
+ * missing; undefined when it can. Used by startup and by the create checks alike.
+ */
+export function missingChannelSetting(target: string, env: Record<string, string | undefined>): string | undefined {
+  const channel = noticeChannel(target);
+  if (channel === undefined) return `${target}: not a notification target (slack:#channel, slack:@member, email:address, teams:<name>)`;
+  if (!env.GATE_PUBLIC_URL) return `${target}: GATE_PUBLIC_URL is not set (every message links to the reviewer page there)`;
+  if (channel === 'slack' && !env.GATE_SLACK_BOT_TOKEN) return `${target}: GATE_SLACK_BOT_TOKEN is not set`;
+  if (channel === 'email' && !env.GATE_SMTP_URL) return `${target}: GATE_SMTP_URL is not set`;
+  if (channel === 'email' && !env.GATE_EMAIL_FROM) return `${target}: GATE_EMAIL_FROM is not set`;
+  if (channel === 'teams' && !teamsWebhooks(env.GATE_TEAMS_WEBHOOKS).has(target.slice('teams:'.length)))
+    return `${target}: GATE_TEAMS_WEBHOOKS has no webhook named "${target.slice('teams:'.length)}"`;
+  return undefined;
+}
