@@ -13,6 +13,16 @@ import { DEFAULT_TENANT } from '../common/tenant';
 import type { ReviewerPolicy } from '../policy/reviewer-policy';
 import { judge, type Judgement, type PolicyRequest } from '../policy/judge';
 import { GateError, invalidInput } from './gate-error';
+import {
+  allTargets,
+  evidenceChain,
+  INLINE_CHAIN,
+  levelsPastExpiry,
+  levelZeroTargets,
+  rolesOutsideRule,
+  type GateChain,
+} from '../common/escalation';
+import { missingChannelSetting } from '../common/notice';
 
 /** Time to live when a create body names neither `ttl_seconds` nor `expires_at`. */
 export const DEFAULT_TTL_SECONDS = 3600;
@@ -33,6 +43,13 @@ export interface CreateContext {
   policy?: ReviewerPolicy;
   /** The clock, for tests. */
   nowMs?: number;
+  /**
+   * The notification settings (GATE_PUBLIC_URL, GATE_SLACK_*, GATE_SMTP_URL, GATE_EMAIL_FROM,
+   * GATE_TEAMS_WEBHOOKS, GATE_NOTIFY) the workers deliver with: a target they cannot reach
+   * is refused (422), and GATE_NOTIFY names who is told when neither request nor rule does.
+   * None: targets are not checked here, and nobody is told by default.
+   */
+  notify?: { settings: Record<string, string | undefined>; defaults: string[] };
 }
 
 /** A validated create: the workflow input plus the digest that tells a replay from a reuse. */
@@ -98,6 +115,10 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
   // The rule's ttl is an upper bound: a request may ask for less, never more.
   const expiresAt = capped(deadline(b, nowMs), nowMs, judgement.ttl_seconds);
   const requirement = reviewers.reviewer_policy;
+  const told =
+    judgement.effect === 'require'
+      ? reachesReviewers(b, judgement, ctx, policyRequest, (Date.parse(expiresAt) - nowMs) / 1000)
+      : {};
   const idempotencyKey = checkKey(caller.idempotencyKey) ?? defaultIdempotencyKey(b);
   const requestId = requestIdFor(
     tenant === DEFAULT_TENANT ? caller.agentId : `${tenant}/${caller.agentId}`,
@@ -120,6 +141,7 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
     expires_at: expiresAt,
     ...(requirement ? { reviewer_policy: requirement } : {}),
     ...(judgement.evidence ? { policy: judgement.evidence } : {}),
+    ...told,
   });
   const problem = checkPayload(payload);
   if (problem?.code === 'payload_too_large') throw new GateError(413, problem.code, problem.message);
@@ -160,6 +182,66 @@ export function prepareCreate(body: unknown, caller: CreateCaller, ctx: CreateCo
     policyRequest,
     tenant,
   };
+}
+
+/**
+ * The chain and the targets told at creation that go into the evidence: the request's own
+ * chain, else its rule's; the request's own targets, else its rule's, else GATE_NOTIFY.
+ * Throws 422 for a level of the request's chain at or after its expiry, for roles a chain
+ * would add beyond its rule's, and for a target the workers have no channel for.
+ */
+function reachesReviewers(
+  b: CreateApprovalBody,
+  judgement: Judgement,
+  ctx: CreateContext,
+  request: PolicyRequest,
+  ttlSeconds: number,
+): { escalation?: GateChain; notify?: string[] } {
+  const chain = b.escalation ? evidenceChain(INLINE_CHAIN, b.escalation) : judgement.evidence?.escalation;
+  if (b.escalation) {
+    const late = levelsPastExpiry(chain!, Math.floor(ttlSeconds), '$.escalation');
+    if (late.length > 0) throw new GateError(422, 'invalid_request', late.map((l) => l.message).join('; '), late);
+    const outside = rolesOutsideRule(chain!, ruleRoles(judgement, ctx, request));
+    if (outside.length > 0)
+      throw new GateError(
+        422,
+        'invalid_request',
+        `escalation would add the roles ${outside.join(', ')}, which the rule for ${b.action} does not allow to decide; a request may only narrow who decides`,
+        [{ path: '$.escalation', message: 'roles not allowed' }],
+      );
+  }
+  const level0 = levelZeroTargets(b.notify, judgement.evidence?.notify, ctx.notify?.defaults ?? []);
+  if (ctx.notify) {
+    const settings = ctx.notify.settings;
+    const missing = allTargets(level0, chain).flatMap((t) => {
+      const m = missingChannelSetting(t, settings);
+      return m ? [{ path: targetPath(b, t), message: m }] : [];
+    });
+    if (missing.length > 0)
+      throw new GateError(
+        422,
+        'notification_not_configured',
+        `no channel can reach ${missing.map((m) => m.message).join('; ')}`,
+        missing,
+      );
+  }
+  return { ...(chain ? { escalation: chain } : {}), ...(level0.length > 0 ? { notify: level0 } : {}) };
+}
+
+/** The roles the request's rule lets decide before the request narrows them; none: anyone. */
+function ruleRoles(judgement: Judgement, ctx: CreateContext, request: PolicyRequest): string[] {
+  if (!ctx.policy) return [];
+  const { reviewer_roles: narrowed, ...unnarrowed } = request;
+  const review = narrowed ? judge(ctx.policy, unnarrowed).review : judgement.review;
+  return 'problem' in review ? [] : (review.reviewer_policy?.roles ?? []);
+}
+
+/** Where in the body a target came from, for the 422's details. */
+function targetPath(b: CreateApprovalBody, target: string): string {
+  if (b.notify?.includes(target)) return '$.notify';
+  const level = b.escalation?.levels.findIndex((l) => l.notify?.includes(target)) ?? -1;
+  if (level >= 0) return `$.escalation.levels[${level}].notify`;
+  return b.notify === undefined ? 'policy or GATE_NOTIFY' : '$.notify';
 }
 
 /** The deadline, no later than `ttlSeconds` from now when the rule sets one. */

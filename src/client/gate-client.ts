@@ -35,7 +35,7 @@ import {
   type ConsumeResult,
 } from '../workflow/gate/messages';
 import { DEFAULT_TENANT, visibleTo, type Scope } from '../common/tenant';
-import { prepareCreate, refuseUnrepresentable, type CreateCaller } from './create-request';
+import { prepareCreate, refuseUnrepresentable, type CreateCaller, type CreateContext } from './create-request';
 import type { ReviewerPolicy } from '../policy/reviewer-policy';
 import type { GrantStore } from '../store/grant-store';
 import { recordEvaluation } from '../store/policy-events';
@@ -107,6 +107,11 @@ export interface GateClientOptions {
    * and approvals give them (`grant` in a decision). None: no grant is used or given.
    */
   grants?: GrantStore;
+  /**
+   * The workers' notification settings and GATE_NOTIFY's targets: creates naming a target no
+   * channel reaches are refused (422), and requests that name none tell the defaults.
+   */
+  notify?: CreateContext['notify'];
 }
 
 /** Result of `create`: `created` false means an idempotent replay of an existing request. */
@@ -182,7 +187,7 @@ export class GateClient {
    * used with another payload, 503 `gate_busy` when `admission` sheds it.
    */
   async create(body: unknown, caller: CreateCaller): Promise<CreateResult> {
-    const prepared = prepareCreate(body, caller, { policy: this.options.policy });
+    const prepared = prepareCreate(body, caller, { policy: this.options.policy, notify: this.options.notify });
     const { requestId, input, judgement } = prepared;
     // A rule that asks a person may let a standing grant answer instead (used once per request id).
     const grant = this.options.grants

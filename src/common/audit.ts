@@ -11,6 +11,8 @@ export const AuditEventType = {
   Denied: 'approval.denied',
   Expired: 'approval.expired',
   Escalated: 'approval.escalated',
+  /** A notice to a reviewer channel (Slack, email, Teams) that failed after its retries. */
+  NotificationFailed: 'notification.failed',
   Consumed: 'approval.consumed',
   Cancelled: 'approval.cancelled',
   Invalidated: 'approval.invalidated',

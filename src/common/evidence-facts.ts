@@ -178,7 +178,10 @@ export function evidenceFacts(
     d.event_seqs.push(e.seq);
     return d;
   };
+  // Roles an escalation level added may decide from that level on (src/workflow/gate/escalate.ts).
+  let deciding = roles;
   const eligible = (who: string, held: string[] | null, what: string, check: FactProblem['check']): void => {
+    const roles = deciding;
     if (roles.length === 0) return;
     if (held === null)
       problem(
@@ -238,7 +241,11 @@ export function evidenceFacts(
     }
     if (e.event_type === 'approval.consumed' && data.args_sha256 !== undefined && data.args_sha256 !== argsSha)
       problem('args', `approval.consumed at seq ${e.seq} hands out other args than the ones approved`);
-    if (e.event_type === 'approval.escalated') escalations.push({ seq: e.seq, at: e.timestamp, note: e.note, data });
+    if (e.event_type === 'approval.escalated') {
+      escalations.push({ seq: e.seq, at: e.timestamp, note: e.note, data });
+      const added = strings(data.roles_added) ?? [];
+      if (deciding.length > 0 && added.length > 0) deciding = [...new Set([...deciding, ...added])];
+    }
     if (e.event_type === 'tool.succeeded' || e.event_type === 'tool.failed')
       outcome = {
         ...outcome,

@@ -4,7 +4,8 @@ import { Interaction } from './interaction';
 import { canonicalJson, digest, utf8Length } from './hashing';
 import { findSecrets } from './secrets';
 import { ReviewerRequirement, RoleName } from '../policy/reviewer-policy';
-import { PolicyEvidence } from '../policy/policy-evidence';
+import { EvidenceEscalation, PolicyEvidence } from '../policy/policy-evidence';
+import { EscalationChain, NotifyTarget } from '../policy/policy-v2';
 
 /** Largest evidence payload, as canonical JSON bytes. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -97,6 +98,13 @@ export const EvidencePayload = sharedSchema('evidence.EvidencePayload', () =>
     reviewer_policy: ReviewerRequirement.optional(),
     /** What a version 2 rule file decided and why: the rule, its effect, the values it read and the file's hash. */
     policy: PolicyEvidence.optional(),
+    /**
+     * The escalation chain the gate runs (the create body's, else its rule's), copied at
+     * creation so a later rule file leaves a pending gate alone. Absent: no chain.
+     */
+    escalation: EvidenceEscalation.optional(),
+    /** Targets told at creation (level 0): the request's own, else its rule's, else GATE_NOTIFY. Absent: none. */
+    notify: z.array(z.string().max(320)).max(20).optional(),
   }),
 );
 export type EvidencePayload = z.infer<typeof EvidencePayload>;
@@ -134,6 +142,10 @@ export const CreateApprovalBody = sharedSchema('evidence.CreateApprovalBody', ()
       .default(3600),
     /** Seconds before expiry at which an `approval.escalated` notice goes out. */
     escalate_before_seconds: z.int().min(1).optional(),
+    /** An escalation chain for this request (it takes the place of the rule's): levels with `after`, `notify`, `roles`, and `repeat`. */
+    escalation: EscalationChain.optional(),
+    /** Targets told at creation (`slack:#channel`, `email:address`, `teams:<name>`); `[]`: nobody. Default the rule's, else GATE_NOTIFY. */
+    notify: z.array(NotifyTarget).max(20).optional(),
   }).strict(),
 );
 export type CreateApprovalBody = z.infer<typeof CreateApprovalBody>;

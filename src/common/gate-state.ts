@@ -8,7 +8,17 @@ import { quorumGrant, refuseGrant, voteGrant } from './gate-policy';
 
 export { applyPolicyDecision } from './gate-policy';
 
-export type { AuditSpec, GateCarry, GateInput, GateState, Modification, ToolExecution, Vote } from './gate-types';
+export type {
+  AuditSpec,
+  EscalationProgress,
+  GateCarry,
+  GateInput,
+  GateState,
+  Modification,
+  NoticeReceipt,
+  ToolExecution,
+  Vote,
+} from './gate-types';
 
 /** Fresh state for a new gate. */
 export function initialGateState(input: GateInput, now: string): GateState {
@@ -143,7 +153,7 @@ export function refuseIneligible(
   s: GateState,
   d: Pick<DecisionMessage, 'reviewer_id' | 'reviewer_roles'>,
 ): Refusal | null {
-  const req = s.payload.reviewer_policy;
+  const req = decidingRequirement(s);
   if (isEligible(req, d.reviewer_roles) || !req) return null;
   const held = d.reviewer_roles ?? [];
   return {
@@ -156,6 +166,17 @@ export function refuseIneligible(
       policy_sha256: req.policy_sha256,
     },
   };
+}
+
+/**
+ * Who may decide now: the evidence's requirement with the roles the escalation chain has
+ * added so far. A requirement that names no roles lets anyone decide, and adding roles
+ * does not narrow it.
+ */
+export function decidingRequirement(s: GateState): GateState['payload']['reviewer_policy'] {
+  const req = s.payload.reviewer_policy;
+  if (!req || req.roles.length === 0 || !s.roles_added?.length) return req;
+  return { ...req, roles: [...new Set([...req.roles, ...s.roles_added])] };
 }
 
 function resultOf(s: GateState, d: DecisionMessage, applied: boolean): DecisionResult {

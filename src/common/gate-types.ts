@@ -3,6 +3,7 @@ import type { DecisionResult, DecisionWord, ReviewerAuth } from './decision';
 import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
 import type { PolicyDecision, ShadowResult } from '../policy/policy-evidence';
+import type { DeliverNoticeInput, NoticeChannel, NoticeThread } from './notice';
 
 // The gate's data: what the workflow is started with, holds, and returns.
 
@@ -97,6 +98,27 @@ export interface GateCarry {
   deliveries: WebhookMessage[];
   /** Executions so far, this one included (1 for the first). */
   executions: number;
+  /** Notices still being delivered when the execution handed over: the next one delivers them again (at least once). */
+  notices?: DeliverNoticeInput[];
+}
+
+/** A message a gate sent (`deliverNotice`), kept so its ended notice can edit or thread it. */
+export interface NoticeReceipt {
+  target: string;
+  channel: NoticeChannel;
+  /** The level it was sent for (0: creation) and the chain's loop. */
+  level: number;
+  loop: number;
+  thread?: NoticeThread;
+}
+
+/** How far a gate's escalation chain has run. */
+export interface EscalationProgress {
+  /** Entries of the level schedule (src/common/escalation.ts) already fired or passed. */
+  fired: number;
+  /** The last level fired (1-based) and its loop; absent before the first. */
+  level?: number;
+  loop?: number;
 }
 
 /** One reviewer's approval (approve or modify) counted toward the quorum. */
@@ -184,6 +206,12 @@ export interface GateState {
   executions?: number;
   /** The standing grant the approval gave, when every approving vote named it. */
   grant?: IssuedGrant;
+  /** Gates with an escalation chain: how far it has run. */
+  escalation?: EscalationProgress;
+  /** Roles the chain's levels added to those that may decide (from the level on). */
+  roles_added?: string[];
+  /** Messages sent to notification targets, for the ended notices. */
+  notices?: NoticeReceipt[];
   updated_at: string;
 }
 

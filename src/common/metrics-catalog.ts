@@ -59,8 +59,15 @@ export const GateMetric = {
     name: 'gate_escalated_total',
     kind: 'counter',
     source: 'worker',
-    labels: ['action'],
-    help: 'Escalation notices sent (no decision yet, escalate_before reached).',
+    labels: ['action', 'level'],
+    help: 'Escalations of pending gates: each level of an escalation chain (level 1, 2, ...) and the escalate_before notice (level "before_expiry").',
+  },
+  notifications: {
+    name: 'gate_notifications_total',
+    kind: 'counter',
+    source: 'worker',
+    labels: ['channel', 'outcome'],
+    help: "Notices to reviewer channels, by channel (slack, email, teams) and outcome: sent, or failed after the delivery's retries.",
   },
   consumed: {
     name: 'gate_consumed_total',

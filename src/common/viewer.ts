@@ -1,4 +1,4 @@
-import { refuseDecision, type GateState } from './gate-state';
+import { decidingRequirement, refuseDecision, type GateState } from './gate-state';
 
 /**
  * Whether the person reading a request may decide it now, and why not. The reviewer page
@@ -41,7 +41,7 @@ export function viewerOf(s: GateState, who: Reader): Viewer {
     args_sha256: s.final_args_sha256,
   });
   if (!refusal || refusal.type === 'Busy') return { reviewer_id: who.id, may_decide: true };
-  const roles = s.payload.reviewer_policy?.roles ?? [];
+  const roles = decidingRequirement(s)?.roles ?? [];
   const held = who.roles ?? [];
   const reason: Record<string, string> = {
     SelfApproval: `You requested this action (as ${s.payload.agent_id}), so you cannot decide on it.`,

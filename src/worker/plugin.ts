@@ -23,14 +23,14 @@ export interface ApprovalGatePluginOptions extends Partial<
 }
 
 /** The gate's workflows: what the plugin adds to your worker's workflows. */
-const GATE_WORKFLOWS = ['approvalGateWorkflow', 'webhookDeliveryWorkflow'] as const;
+const GATE_WORKFLOWS = ['approvalGateWorkflow', 'webhookDeliveryWorkflow', 'noticeDeliveryWorkflow'] as const;
 
 /**
  * A worker plugin that hosts approval gates in your own worker, so that your workflows'
  * `requireApproval`/`withApproval` gates run beside them:
  * `Worker.create({ workflowsPath, activities, taskQueue, plugins: [approvalGatePlugin()] })`.
  * It adds the gate's workflows to your `workflowsPath` (with a prebuilt `workflowBundle`,
- * export `approvalGateWorkflow` and `webhookDeliveryWorkflow` from `approval-gate/workflow`
+ * export `approvalGateWorkflow`, `webhookDeliveryWorkflow` and `noticeDeliveryWorkflow` from `approval-gate/workflow`
  * in your workflows module instead), its activities (audit trail, webhooks), and the
  * shared-module preload of the gate's own workers (not their frame limit,
  * src/workflow/internal/stack-frames.ts: your workflows keep the SDK's stack traces). The store (SQLite under `GATE_DATA_DIR`,

@@ -9,6 +9,7 @@
 import type * as Gate from './gate/approval-gate';
 import type * as Run from './agent-run/agent-run';
 import type * as Delivery from './webhook-delivery/webhook-delivery';
+import type * as Notices from './notice-delivery/notice-delivery';
 
 export function approvalGateWorkflow(
   ...args: Parameters<typeof Gate.approvalGateWorkflow>
@@ -26,4 +27,10 @@ export function webhookDeliveryWorkflow(
   ...args: Parameters<typeof Delivery.webhookDeliveryWorkflow>
 ): ReturnType<typeof Delivery.webhookDeliveryWorkflow> {
   return (require('./webhook-delivery/webhook-delivery') as typeof Delivery).webhookDeliveryWorkflow(...args);
+}
+
+export function noticeDeliveryWorkflow(
+  ...args: Parameters<typeof Notices.noticeDeliveryWorkflow>
+): ReturnType<typeof Notices.noticeDeliveryWorkflow> {
+  return (require('./notice-delivery/notice-delivery') as typeof Notices).noticeDeliveryWorkflow(...args);
 }

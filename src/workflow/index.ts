@@ -22,4 +22,4 @@ export type { HandOverRecheckInput as RecheckInput } from './gate/hand-over';
 export type { RecheckResult } from '../domain/types';
 // The gate's workflows, for a workflows module that must register them itself (a prebuilt
 // bundle); `approvalGatePlugin` adds them to a worker that bundles from `workflowsPath`.
-export { approvalGateWorkflow, webhookDeliveryWorkflow } from './bundle-entry';
+export { approvalGateWorkflow, noticeDeliveryWorkflow, webhookDeliveryWorkflow } from './bundle-entry';

@@ -76,6 +76,9 @@ beforeAll(async () => {
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),
     resolveReviewers: async ({ approvals_required }) => ({ approvals_required }), // no rule file
     evaluatePolicy: (input) => evaluatePolicy({}, input), // no rule file
+    deliverNotice: async () => {
+      throw new Error('these gates name no notification targets');
+    },
   };
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());

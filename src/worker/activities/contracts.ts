@@ -4,6 +4,7 @@ import type { Snapshot } from '../../common/evidence';
 import type { RecordedReview } from '../../policy/reviewer-policy';
 import type { PolicyDecision, PolicyEvidence, ShadowResult } from '../../policy/policy-evidence';
 import type { RecheckResult, RevisionResult, ToolOutput } from '../../domain/types';
+import type { DeliverNoticeInput, DeliverNoticeResult } from '../../common/notice';
 
 /** Which domain session a tool call belongs to. */
 export interface DomainRef {
@@ -126,4 +127,9 @@ export interface GateActivities {
    * the one evaluation of src/policy/judge.ts, recorded in the creator's history.
    */
   evaluatePolicy(input: EvaluatePolicyInput): Promise<EvaluatePolicyResult>;
+  /**
+   * One notice to one reviewer target (Slack, email, Teams; docs/notifications.md). Throws
+   * NotificationDeliveryFailed (retried) or NotificationMisconfigured (not retried).
+   */
+  deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult>;
 }

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../common/failure-types';
+import { NoticeFailureType } from '../../common/notice';
 import { isDomainToolError } from '../../domain/errors';
 import type { DomainRegistry } from '../../domain/registry';
 import type { RecheckResult } from '../../domain/types';
@@ -21,6 +22,8 @@ export interface GateActivityDeps {
   policy?: ReviewerPolicy;
   /** Standing grants that may answer a workflow's gate at creation. */
   grants?: GrantStore;
+  /** Delivers a notice to Slack, email or Teams; none: every target is refused as not configured. */
+  deliverNotice?: GateActivities['deliverNotice'];
 }
 
 /**
@@ -78,6 +81,15 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
+    deliverNotice:
+      deps.deliverNotice ??
+      (async ({ target }) => {
+        throw ApplicationFailure.create({
+          type: NoticeFailureType.Misconfigured,
+          message: `${target}: this worker has no notification channels configured`,
+          nonRetryable: true,
+        });
+      }),
     async recheckSnapshot({ domain, session_id, tool, input, snapshot }) {
       await atBoundary('decided', session_id);
       const result = await deps.domains.get(domain).recheck(session_id, tool, input, snapshot);

@@ -59,6 +59,8 @@ import { applyPolicyAtCreation } from './policy-at-creation';
 import { countDecision, observeGateEvent } from './metrics';
 import { upsertChanged } from './search-attribute-sync';
 import { argsFinalizedSignal } from '../agent-run/messages';
+import { Notices } from './notices';
+import type { Escalation } from './escalate';
 
 const now = (): string => new Date().toISOString();
 /**
@@ -67,6 +69,12 @@ const now = (): string => new Date().toISOString();
  * starts approved or denied. Gates of 0.1.0 carry neither field and never ask.
  */
 export const POLICY_AT_CREATION_PATCH = 'policy-at-creation';
+/**
+ * Patch id of gates that tell reviewers: notices at creation and at each level of an
+ * escalation chain, the chain's levels on durable timers, and the ended notices. Asked
+ * only by gates whose evidence names a chain or notification targets (0.1.0 has neither).
+ */
+export const GATE_NOTICES_PATCH = 'gate-notices';
 /** Refusals a gate records one by one (by signal or reported by the API); past it they are only counted. */
 const MAX_RECORDED_REFUSALS = 100;
 /**
@@ -213,6 +221,12 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     if ((input.policy_decision || input.policy_shadow?.length) && patched(POLICY_AT_CREATION_PATCH))
       applyPolicyAtCreation(state, input, trail, now());
   }
+  const notices = tellsReviewers(state) && patched(GATE_NOTICES_PATCH) ? new Notices(state, trail, tenant) : undefined;
+  if (notices && carried) notices.resume(carried.notices);
+  else if (notices && state.status === 'requested') notices.tell('requested', state.payload.notify ?? []); // level 0
+  const escalation: Escalation | undefined = notices
+    ? { notices, ...(state.payload.escalation ? { chain: state.payload.escalation } : {}) }
+    : undefined;
   publish();
 
   // Handlers are registered before the first await, so a decision sent right after creation is never lost.
@@ -315,13 +329,15 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   const deadlines = new Deadlines(); // timers that are never cancelled: see deadlines.ts
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
-    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines);
-    if (full() && state.status === 'requested') await continueGate(input, state, trail, refusalsRecorded);
+    if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines, escalation);
+    if (full() && state.status === 'requested')
+      await continueGate(input, state, trail, refusalsRecorded, notices?.handOver());
     publish();
     if (state.status === 'approved') {
       if (state.executor === 'external') {
         await awaitConsume(state, input, trail, full, deadlines);
-        if (full() && state.status === 'approved') await continueGate(input, state, trail, refusalsRecorded);
+        if (full() && state.status === 'approved')
+          await continueGate(input, state, trail, refusalsRecorded, notices?.handOver());
       } else if (state.executor === 'workflow')
         await CancellationScope.nonCancellable(() => handOver(state, input, trail));
       else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
@@ -336,7 +352,14 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }
   await CancellationScope.nonCancellable(async () => {
     await condition(allHandlersFinished);
+    // A workflow waits for the result of tool and workflow gates: their ended notices must not hold it.
+    if (notices) await notices.finish(state.executor !== 'external');
     await trail.flush();
   });
   return state;
+}
+
+/** Whether the gate's evidence names anyone to tell: a chain, or targets at creation. */
+function tellsReviewers(state: GateState): boolean {
+  return state.payload.escalation !== undefined || (state.payload.notify?.length ?? 0) > 0;
 }

@@ -1,5 +1,6 @@
 import { allHandlersFinished, condition, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { GateCarry, GateInput, GateState } from '../../common/gate-state';
+import type { DeliverNoticeInput } from '../../common/notice';
 import type { AuditTrail } from './audit-trail';
 import type { approvalGateWorkflow } from './approval-gate';
 
@@ -28,11 +29,18 @@ export async function continueGate(
   state: GateState,
   trail: AuditTrail,
   refusalsRecorded: number,
+  notices?: DeliverNoticeInput[],
 ): Promise<never> {
   await condition(allHandlersFinished);
   const executions = (input.continued?.executions ?? 1) + 1;
   state.executions = executions;
-  const carry: GateCarry = { state, ...trail.handOver(), refusals_recorded: refusalsRecorded, executions };
+  const carry: GateCarry = {
+    state,
+    ...trail.handOver(),
+    refusals_recorded: refusalsRecorded,
+    executions,
+    ...(notices?.length ? { notices } : {}),
+  };
   const { requested_event: _written, continued: _previous, ...rest } = input;
   return makeContinueAsNewFunc<typeof approvalGateWorkflow>()({ ...rest, continued: carry });
 }

@@ -27,7 +27,10 @@ export function observeGateEvent(state: GateState, e: AuditEvent): void {
     case 'approval.expired':
       return add(GateMetric.expired, { action, phase: state.consume_deadline ? 'consume' : 'decision' });
     case 'approval.escalated':
-      return add(GateMetric.escalated, { action });
+      return add(GateMetric.escalated, {
+        action,
+        level: typeof e.data?.level === 'number' ? String(e.data.level) : 'before_expiry',
+      });
     case 'approval.consumed':
       return add(GateMetric.consumed, { action, executor: state.executor });
     case 'approval.invalidated':
@@ -51,6 +54,11 @@ export function observeGateEvent(state: GateState, e: AuditEvent): void {
 /** One applied decision (a vote), by its kind. */
 export function countDecision(state: GateState, decision: string): void {
   add(GateMetric.decisions, { action: labelValue(state.payload.action), decision: labelValue(decision) });
+}
+
+/** One notice delivery's end: sent, or failed after its retries. */
+export function countNotice(channel: string, outcome: 'sent' | 'failed'): void {
+  add(GateMetric.notifications, { channel: labelValue(channel), outcome });
 }
 
 /** A run's start and end, from its trail. */

@@ -5,6 +5,7 @@ import { applyEvent, mergeArgs, type GateInput, type GateState, type Modificatio
 import type { GateActivities } from '../../worker/activities/contracts';
 import type { AuditTrail } from './audit-trail';
 import type { Deadlines } from './deadlines';
+import { escalate, type Escalation } from './escalate';
 
 // The steps of a gate that talk to the outside: validating a modification, waiting for a
 // decision, then the consume (external); the tool run (tool executor) is in tool-run.ts.
@@ -54,12 +55,17 @@ export async function awaitDecision(
   trail: AuditTrail,
   handOver: () => boolean,
   deadlines: Deadlines,
+  chain?: Escalation,
 ): Promise<void> {
   const settled = (): boolean => state.status !== 'requested' && !state.busy;
   const wake = (): boolean => settled() || handOver();
   const deadline = Date.parse(state.expires_at);
   const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
-  if (input.escalate_before_seconds && !escalated) {
+  if (chain) {
+    // Gates with notices (patch gate-notices): the chain's levels and the escalate_before notice on one timeline.
+    await escalate(state, input, trail, wake, deadlines, chain);
+    if (!settled() && handOver()) return;
+  } else if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
     if (escalateAt > Date.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested') {
       trail.append({
