@@ -38,6 +38,12 @@ export const RequestApprovalInput = {
     ),
   ttl_seconds: CreateApprovalBody.shape.ttl_seconds.describe('seconds a reviewer has to decide; default 3600'),
   approvals_required: z.int().min(1).max(10).optional().describe('distinct reviewers needed; default 1'),
+  notify: CreateApprovalBody.shape.notify.describe(
+    'who to tell when the request opens, e.g. ["slack:#approvals", "email:lead@example.com"]; default the server\'s rule or GATE_NOTIFY',
+  ),
+  escalation: CreateApprovalBody.shape.escalation.describe(
+    'who to tell (and which roles may decide too) while nobody has decided: { levels: [{ after: "30m", notify: [...], roles: [...] }], repeat }; every level must come before the ttl',
+  ),
 };
 export type RequestApprovalInput = {
   [K in keyof typeof RequestApprovalInput]: z.infer<(typeof RequestApprovalInput)[K]>;
@@ -72,6 +78,8 @@ export async function requestActionApproval(client: GateHttpClient, input: Reque
   if (input.blast_radius) body.blast_radius = input.blast_radius;
   if (input.ttl_seconds !== undefined) body.ttl_seconds = input.ttl_seconds;
   if (input.approvals_required !== undefined) body.approvals_required = input.approvals_required;
+  if (input.notify !== undefined) body.notify = input.notify;
+  if (input.escalation !== undefined) body.escalation = input.escalation as Json;
   const created = await client.createApproval(body);
   const id = text(created, 'request_id');
   const status = text(created, 'status');

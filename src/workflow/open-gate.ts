@@ -15,6 +15,8 @@ import { checkPayload, EvidencePayload, payloadSha256 } from '../common/evidence
 import type { GateInput, GateState } from '../common/gate-state';
 import { digest } from '../common/hashing';
 import { RoleName } from '../policy/reviewer-policy';
+import { EscalationChain, NotifyTarget } from '../policy/policy-v2';
+import { INLINE_CHAIN, levelsPastExpiry, levelZeroTargets, type GateChain } from '../common/escalation';
 import { TENANT_SHAPE } from '../common/tenant';
 import type { EvaluatePolicyResult, GateActivities } from '../worker/activities/contracts';
 import type { RecordedReview } from '../policy/reviewer-policy';
@@ -77,13 +79,26 @@ export async function openGate(
   const badApprovals = !Number.isInteger(approvals) || approvals < 1 || approvals > 10;
   const badRoles = request.reviewer_roles !== undefined && !Roles.safeParse(request.reviewer_roles).success;
   const badTenant = tenant !== undefined && !TENANT_SHAPE.test(tenant);
-  if (!parsed.success || problems || badApprovals || !(ttlMs > 0) || badRoles || badTenant)
+  const chain = inlineChain(request, ttlMs);
+  const badNotify = request.notify !== undefined && !Targets.safeParse(request.notify).success;
+  if (
+    !parsed.success ||
+    problems ||
+    badApprovals ||
+    !(ttlMs > 0) ||
+    badRoles ||
+    badTenant ||
+    chain.problems ||
+    badNotify
+  )
     throw invalid([
       problems,
       badApprovals ? 'approvals_required: must be 1..10' : '',
       ttlMs > 0 ? '' : 'ttl: must be positive',
       badRoles ? 'reviewer_roles: 1 to 50 role names (letters, digits and . _ : @ / -)' : '',
       badTenant ? `tenant: "${tenant}" is not a tenant id (1-63 of a-z 0-9 _ -)` : '',
+      chain.problems ?? '',
+      badNotify ? 'notify: up to 20 targets, each slack:#channel, slack:@member, email:address or teams:<name>' : '',
     ]);
   const gateQueue = options.taskQueue ?? info.taskQueue;
   const asked = {
@@ -111,11 +126,16 @@ export async function openGate(
     review = judged.review;
   } else review = await policyOn(gateQueue).resolveReviewers({ action: parsed.data.action, ...asked });
   if ('problem' in review) throw invalid([review.problem]);
-  const limited = review.reviewer_policy !== undefined || judged?.evidence !== undefined;
+  const limited = review.reviewer_policy !== undefined || judged?.evidence !== undefined || chain.chain !== undefined;
+  // The chain and the targets told at creation: the request's own, else its rule's (bound into the evidence).
+  const escalation = chain.chain ?? judged?.evidence?.escalation;
+  const notify = levelZeroTargets(request.notify, judged?.evidence?.notify, []);
   const payload = {
     ...parsed.data,
     ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
     ...(judged?.evidence ? { policy: judged.evidence } : {}),
+    ...(escalation ? { escalation } : {}),
+    ...(notify.length > 0 ? { notify } : {}),
     // The rule's ttl is an upper bound on the request's.
     ...(judged?.ttl_seconds ? { expires_at: earliest(parsed.data.expires_at, judged.ttl_seconds) } : {}),
   };
@@ -158,6 +178,31 @@ export async function openGate(
     throw err;
   }
   return child.result();
+}
+
+const Targets = z.array(NotifyTarget).max(20);
+
+/** The request's own chain in evidence form, or why it cannot be: a bad level, or one at or after the TTL. */
+function inlineChain(request: ApprovalRequest, ttlMs: number): { chain?: GateChain; problems?: string } {
+  if (request.escalation === undefined) return {};
+  const levels = request.escalation.levels?.map((l) => {
+    const ms = msToNumber(l.after);
+    return { ...l, after: ms > 0 ? Math.max(1, Math.round(ms / 1000)) : 0 };
+  });
+  const r = EscalationChain.safeParse({ ...request.escalation, levels });
+  if (!r.success)
+    return { problems: r.error.issues.map((i) => `escalation.${i.path.join('.')}: ${i.message}`).join('; ') };
+  const chain: GateChain = {
+    name: INLINE_CHAIN,
+    levels: r.data.levels.map((l) => ({
+      after_seconds: l.after as number,
+      ...(l.notify ? { notify: l.notify } : {}),
+      ...(l.roles ? { roles: l.roles } : {}),
+    })),
+    repeat: r.data.repeat,
+  };
+  const late = levelsPastExpiry(chain, ttlMs / 1000);
+  return late.length > 0 ? { problems: late.map((l) => `${l.path}: ${l.message}`).join('; ') } : { chain };
 }
 
 function invalid(problems: string[]): ApplicationFailure {

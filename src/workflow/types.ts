@@ -36,6 +36,15 @@ export interface ApprovalRequest {
   reviewer_roles?: string[];
   /** Send an `approval.escalated` notice this long before expiry. */
   escalate_before?: Duration;
+  /**
+   * An escalation chain for this request, in place of its rule's (docs/notifications.md):
+   * each level `after` this long from creation (before the `ttl`, or the call fails with
+   * InvalidInput) tells its `notify` targets and lets its `roles` decide too; `repeat`
+   * runs the levels again after the last.
+   */
+  escalation?: { levels: { after: Duration; notify?: string[]; roles?: string[] }[]; repeat?: number };
+  /** Targets told when the gate opens (`slack:#channel`, `email:address`, `teams:<name>`); default its rule's. */
+  notify?: string[];
 }
 
 /** How the gate is opened. */

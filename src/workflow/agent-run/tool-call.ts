@@ -228,6 +228,9 @@ async function gate(
     expires_at: new Date(Date.now() + ttlSeconds * 1000).toISOString(), // workflow clock
     ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
     ...(judged?.evidence ? { policy: judged.evidence } : {}),
+    // The rule's chain and targets, as the API's creates bind them (levels after the expiry never fire).
+    ...(judged?.evidence?.escalation ? { escalation: judged.evidence.escalation } : {}),
+    ...(judged?.evidence?.notify?.length ? { notify: judged.evidence.notify } : {}),
   };
   const gateInput: GateInput = {
     payload,
