@@ -27,7 +27,11 @@ export function teamsCard(kind: NoticeKind, facts: NoticeFacts, publicUrl: strin
     { type: 'TextBlock', text: v.title, size: 'Large', weight: 'Bolder', wrap: true },
     { type: 'RichTextBlock', inlines: [run(v.summary, true)] },
     ...v.fields.map((f) => row(f.label, f.value)),
-    { type: 'TextBlock', text: `**Expires:** ${when(v.expires.iso)}${v.timeLeft ? ` (${v.timeLeft})` : ''}`, wrap: true },
+    {
+      type: 'TextBlock',
+      text: `**Expires:** ${when(v.expires.iso)}${v.timeLeft ? ` (${v.timeLeft})` : ''}`,
+      wrap: true,
+    },
   ];
   if (v.escalation) body.push({ type: 'RichTextBlock', inlines: [run(v.escalation)] });
   if (v.outcome) {

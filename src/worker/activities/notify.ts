@@ -88,8 +88,9 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
 
   async function toSlack(input: DeliverNoticeInput, publicUrl: string): Promise<DeliverNoticeResult> {
     const rest = input.target.slice('slack:'.length);
-    // A member id is posted to as a channel: Slack delivers it in the app's direct messages with that person.
-    const channel = rest.startsWith('@') ? rest.slice(1) : rest;
+    // A member id is posted to as a channel: Slack delivers it in the app's direct messages with
+    // that person. A channel id (`#C0123ABCD`) is sent bare, a channel name with its `#`.
+    const channel = rest.startsWith('@') || /^#[CG][A-Z0-9]{8,}$/.test(rest) ? rest.slice(1) : rest;
     const message = slackMessage(input.kind, input.facts, publicUrl);
     const client = slackClient();
     const thread = input.kind === 'ended' ? input.thread?.slack : undefined;
