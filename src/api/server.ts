@@ -1,4 +1,4 @@
-import { defaultTargets } from '../common/escalation';
+import { notifyEnv, type NotifySettings } from '../notify/config';
 import type { CreateContext } from '../client/create-request';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -209,17 +209,11 @@ export interface StartApiOptions {
    * straight to that worker instead of through a poll. The API does not close it; the worker does.
    */
   connection?: NativeConnection;
-  /**
-   * The notification settings the workers deliver with (GATE_PUBLIC_URL, GATE_SLACK_*,
-   * GATE_SMTP_URL, GATE_EMAIL_FROM, GATE_TEAMS_WEBHOOKS, GATE_NOTIFY); default this
-   * process's environment. Creates are checked against them (docs/notifications.md).
-   */
-  notifySettings?: Record<string, string | undefined>;
 }
 
 /** What creates are checked against and who is told by default (GATE_NOTIFY). */
-function notifyContext(settings: Record<string, string | undefined>): CreateContext['notify'] {
-  return { settings, defaults: defaultTargets(settings.GATE_NOTIFY) };
+function notifyContext(settings: NotifySettings): CreateContext['notify'] {
+  return { settings: notifyEnv(settings), defaults: settings.notify ?? [] };
 }
 
 /** How often the API finishes audit writes that a caller left behind (GateClient.recoverAuditIntents). */
@@ -289,7 +283,8 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       policy,
       grants,
       eagerStart: shared !== undefined && cfg.eagerStart === true,
-      notify: notifyContext(opts.notifySettings ?? process.env),
+      // The workers read the same notification settings: creates are checked against them.
+      notify: notifyContext(cfg.notify ?? {}),
     });
     const logger =
       opts.logger ?? (pino({ level: process.env.GATE_LOG_LEVEL || 'info' }) as unknown as FastifyBaseLogger);

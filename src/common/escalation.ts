@@ -97,11 +97,3 @@ export function rolesOutsideRule(chain: GateChain, ruleRoles: readonly string[])
   if (ruleRoles.length === 0) return [];
   return [...new Set(chain.levels.flatMap((l) => l.roles ?? []))].filter((r) => !ruleRoles.includes(r));
 }
-
-/** Targets from GATE_NOTIFY (comma-separated). */
-export function defaultTargets(setting: string | undefined): string[] {
-  return (setting ?? '')
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
-}

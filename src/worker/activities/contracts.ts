@@ -107,6 +107,12 @@ export interface GateActivities {
   /** A batch of events in one insert: what one workflow task appended to the trail. */
   recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
+  /**
+   * One notice to one target (Slack, email, Teams; docs/notifications.md). Throws a retryable
+   * NotificationDeliveryFailed when the channel refuses or is unreachable, a non-retryable
+   * NotificationMisconfigured when the target's channel is not configured on the worker.
+   */
+  deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
   executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
   /**
@@ -127,9 +133,4 @@ export interface GateActivities {
    * the one evaluation of src/policy/judge.ts, recorded in the creator's history.
    */
   evaluatePolicy(input: EvaluatePolicyInput): Promise<EvaluatePolicyResult>;
-  /**
-   * One notice to one reviewer target (Slack, email, Teams; docs/notifications.md). Throws
-   * NotificationDeliveryFailed (retried) or NotificationMisconfigured (not retried).
-   */
-  deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult>;
 }

@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../common/failure-types';
-import { NoticeFailureType } from '../../common/notice';
 import { isDomainToolError } from '../../domain/errors';
 import type { DomainRegistry } from '../../domain/registry';
 import type { RecheckResult } from '../../domain/types';
@@ -10,20 +9,21 @@ import type { AuditStore } from '../../store/audit-store';
 import type { GrantStore } from '../../store/grant-store';
 import { evaluatePolicy } from './policy';
 import { atBoundary } from './boundaries';
+import { createNotifyActivities } from './notify';
 import type { ExecuteToolInput, GateActivities } from './contracts';
 
 export interface GateActivityDeps {
   audit: AuditStore;
   domains: DomainRegistry;
   deliverWebhooks: GateActivities['deliverWebhooks'];
+  /** Notification delivery (createNotifyActivities); absent: no channel is configured, every target is refused. */
+  deliverNotice?: GateActivities['deliverNotice'];
   /** Configured webhook receivers; with none, gates schedule no delivery activities. */
   webhookReceivers: number;
   /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
   policy?: ReviewerPolicy;
   /** Standing grants that may answer a workflow's gate at creation. */
   grants?: GrantStore;
-  /** Delivers a notice to Slack, email or Teams; none: every target is refused as not configured. */
-  deliverNotice?: GateActivities['deliverNotice'];
 }
 
 /**
@@ -81,15 +81,7 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
-    deliverNotice:
-      deps.deliverNotice ??
-      (async ({ target }) => {
-        throw ApplicationFailure.create({
-          type: NoticeFailureType.Misconfigured,
-          message: `${target}: this worker has no notification channels configured`,
-          nonRetryable: true,
-        });
-      }),
+    deliverNotice: deps.deliverNotice ?? createNotifyActivities({ settings: {} }).deliverNotice,
     async recheckSnapshot({ domain, session_id, tool, input, snapshot }) {
       await atBoundary('decided', session_id);
       const result = await deps.domains.get(domain).recheck(session_id, tool, input, snapshot);
