@@ -66,7 +66,7 @@ it('escalates on time after the worker process is killed between two levels', as
   const created = Date.parse((await handle.query(getGateQuery)).created_at);
   expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
   expect(Date.now() - created).toBeLessThan(15_000); // killed before level 1
-  await spawnWorker({ dataDir, taskQueue, env });
+  const second = await spawnWorker({ dataDir, taskQueue, env });
 
   const escalated = await waitFor(
     'both levels',
@@ -76,8 +76,12 @@ it('escalates on time after the worker process is killed between two levels', as
       );
       return events.length === 2 ? events : undefined;
     },
-    60_000,
-  );
+    90_000,
+  ).catch(async (err: unknown) => {
+    // What the gate's history and the new worker say, so a failure here can be read.
+    const kinds = (await handle.fetchHistory()).events?.map((e) => e.eventType).join(',');
+    throw new Error(`${String(err)}\nhistory: ${kinds}\nworker: ${second.output().slice(-3000)}`);
+  });
   const after = escalated.map((e) => Date.parse(e.timestamp) - created);
   expect(after[0]).toBeGreaterThanOrEqual(15_000);
   expect(after[0]).toBeLessThan(15_000 + MARGIN_MS);
@@ -89,4 +93,4 @@ it('escalates on time after the worker process is killed between two levels', as
   const state: GateState = await handle.query(getGateQuery);
   expect(state.escalation).toEqual({ fired: 2, level: 2, loop: 0 });
   await handle.terminate('test done');
-}, 120_000);
+}, 180_000);
