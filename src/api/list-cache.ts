@@ -9,9 +9,7 @@
 export class ListCache<T> {
   private readonly entries = new Map<string, { at: number; value?: T; loading?: Promise<T> }>();
 
-  constructor(
-    private readonly opts: { freshMs: number; maxAgeMs: number; maxEntries?: number; now?: () => number },
-  ) {}
+  constructor(private readonly opts: { freshMs: number; maxAgeMs: number; maxEntries?: number; now?: () => number }) {}
 
   /** The answer for `key`, from the cache or from `load` (one load per key at a time). */
   async get(key: string, load: () => Promise<T>): Promise<T> {
@@ -61,7 +59,11 @@ export class ListCache<T> {
       },
     );
     const cur = this.entries.get(key);
-    this.entries.set(key, { at: cur?.at ?? started, ...(cur?.value !== undefined ? { value: cur.value } : {}), loading });
+    this.entries.set(key, {
+      at: cur?.at ?? started,
+      ...(cur?.value !== undefined ? { value: cur.value } : {}),
+      loading,
+    });
     this.evict();
     return loading;
   }

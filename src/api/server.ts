@@ -4,7 +4,13 @@ import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
-import { DEFAULT_DECISION_WAIT_S, DEFAULT_LIST_CACHE_MS, DEFAULT_MAX_BACKLOG_S, temporalAddressOf, type GateConfig } from '../config';
+import {
+  DEFAULT_DECISION_WAIT_S,
+  DEFAULT_LIST_CACHE_MS,
+  DEFAULT_MAX_BACKLOG_S,
+  temporalAddressOf,
+  type GateConfig,
+} from '../config';
 import { GateClient } from '../client/gate-client';
 import { ListCache } from './list-cache';
 import { BacklogAdmission } from '../client/backlog-admission';
@@ -154,7 +160,10 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
     return page.html;
   });
   const listCache = deps.listCacheMs
-    ? new ListCache<Awaited<ReturnType<GateClient['list']>>>({ freshMs: deps.listCacheMs, maxAgeMs: 10 * deps.listCacheMs })
+    ? new ListCache<Awaited<ReturnType<GateClient['list']>>>({
+        freshMs: deps.listCacheMs,
+        maxAgeMs: 10 * deps.listCacheMs,
+      })
     : undefined;
   approvalRoutes(app, deps.gate, requireKey, metrics, listCache);
   policyRoutes(app, { requireKey, policy: deps.policy, grants: deps.grants, audit: deps.audit });

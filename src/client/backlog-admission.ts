@@ -134,7 +134,6 @@ export class BacklogAdmission {
   private read(): Promise<BacklogReading> {
     return readBacklog(this.client, this.options.namespace ?? this.client.options.namespace, this.options.taskQueue);
   }
-
 }
 
 /** The workflow backlog of a task queue as the server reports it (its normal queue: new gates' first tasks). */

@@ -32,7 +32,11 @@ it('shows a create through the API after a refresh, and drops a decided gate at 
 
   expect((await h.decide(id, { decision: 'approve', payload_sha256: created.body.payload_sha256 })).status).toBe(200);
   // A decision makes the next listing wait for a fresh answer; visibility itself may lag a little.
-  await waitFor('the decided gate gone from the listing', async () => !(await requestedIds(target)).includes(id), 20_000);
+  await waitFor(
+    'the decided gate gone from the listing',
+    async () => !(await requestedIds(target)).includes(id),
+    20_000,
+  );
 }, 60_000);
 
 it('keeps answering from the cache while nothing changes through the API', async () => {
