@@ -35,7 +35,7 @@ function secretsOf(s: NotifySettings): string[] {
   if (s.slackBotToken) out.push(s.slackBotToken);
   if (s.smtpUrl && URL.canParse(s.smtpUrl)) {
     const u = new URL(s.smtpUrl);
-    for (const part of [u.password, u.username]) if (part) out.push(part, decodeURIComponent(part));
+    if (u.password) out.push(u.password, decodeURIComponent(u.password));
   }
   for (const url of teamsWebhooks(s.teamsWebhooks).values()) out.push(url);
   return out.filter((x) => x.length >= 4).sort((a, b) => b.length - a.length);
