@@ -159,6 +159,16 @@ describe('deliverNotice to Slack', () => {
     expect(err.message).toMatch(mode === 'http_500' ? /HTTP 500/ : /fatal_error/);
   });
 
+  it("fails at once when Slack rate-limits the call, and asks Temporal to wait Slack's Retry-After", async () => {
+    slack.refuse('rate_limited');
+    const started = Date.now();
+    const err = await failure(settings, notice('requested', 'slack:#finance-approvals'));
+    expect(Date.now() - started).toBeLessThan(4_000); // the client did not sleep out the 5 s itself
+    expect(err.type).toBe(NoticeFailureType.DeliveryFailed);
+    expect(err.nonRetryable).toBe(false);
+    expect(err.nextRetryDelay).toBe(5_000);
+  });
+
   it('fails retryably on a bad token without repeating it, and when Slack is unreachable', async () => {
     const bad = 'xoxb-wrong-token-9999';
     const err = await failure({ ...settings, slackBotToken: bad }, notice('requested', 'slack:#finance-approvals'));

@@ -56,8 +56,15 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const secrets = secretsOf(s);
   const redact = (text: string): string => secrets.reduce((t, x) => t.split(x).join('[redacted]'), text);
-  const failed = (message: string, details?: Record<string, unknown>): ApplicationFailure =>
-    ApplicationFailure.retryable(redact(message), NoticeFailureType.DeliveryFailed, ...(details ? [details] : []));
+  /** A retryable failure; `retryAfterS` (a channel's Retry-After) sets the next attempt's delay. */
+  const failed = (message: string, details?: Record<string, unknown>, retryAfterS?: number): ApplicationFailure =>
+    ApplicationFailure.create({
+      message: redact(message),
+      type: NoticeFailureType.DeliveryFailed,
+      nonRetryable: false,
+      details: details ? [details] : undefined,
+      nextRetryDelay: retryAfterS !== undefined && retryAfterS > 0 ? retryAfterS * 1000 : undefined,
+    });
 
   let slack: WebClient | undefined;
   const slackClient = (): WebClient =>
@@ -79,9 +86,21 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
       logger: false,
     }));
 
-  const slackError = (err: unknown): { code: string; reason: string } => {
-    const e = err as { code?: string; message?: string; data?: { error?: string }; statusCode?: number };
+  const slackError = (err: unknown): { code: string; reason: string; retryAfterS?: number } => {
+    const e = err as {
+      code?: string;
+      message?: string;
+      data?: { error?: string };
+      statusCode?: number;
+      retryAfter?: number;
+    };
     if (e.data?.error) return { code: e.data.error, reason: `Slack answered ${e.data.error}` };
+    if (typeof e.retryAfter === 'number')
+      return {
+        code: 'ratelimited',
+        reason: `Slack rate-limited the call for ${e.retryAfter} s`,
+        retryAfterS: e.retryAfter,
+      };
     if (e.statusCode) return { code: 'http', reason: `Slack answered HTTP ${e.statusCode}` };
     return { code: e.code ?? 'error', reason: e.message ?? String(err) };
   };
@@ -99,8 +118,9 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
         await client.chat.update({ channel: thread.channel, ts: thread.ts, ...message });
         return { target: input.target, channel: 'slack', thread: { slack: thread } };
       } catch (err) {
-        const { code, reason } = slackError(err);
-        if (!GONE.has(code)) throw failed(`slack chat.update for ${input.target} failed: ${reason}`, { code });
+        const { code, reason, retryAfterS } = slackError(err);
+        if (!GONE.has(code))
+          throw failed(`slack chat.update for ${input.target} failed: ${reason}`, { code }, retryAfterS);
         // The first message was deleted or can no longer be edited: say how it ended in a new one.
       }
     }
@@ -111,8 +131,8 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
       return { target: input.target, channel: 'slack', thread: { slack: { channel: r.channel, ts: r.ts } } };
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
-      const { code, reason } = slackError(err);
-      throw failed(`slack chat.postMessage for ${input.target} failed: ${reason}`, { code });
+      const { code, reason, retryAfterS } = slackError(err);
+      throw failed(`slack chat.postMessage for ${input.target} failed: ${reason}`, { code }, retryAfterS);
     }
   }
 
@@ -147,6 +167,7 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), cancelled]);
     let status: number;
     let text: string;
+    let retryAfterS: number | undefined;
     try {
       const res = await (deps.fetch ?? fetch)(url, {
         method: 'POST',
@@ -156,6 +177,7 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
         redirect: 'manual',
       });
       status = res.status;
+      retryAfterS = Number(res.headers.get('retry-after')) || undefined;
       text = await res.text().catch(() => '');
     } catch (err) {
       // Never the webhook's URL: it is the credential.
@@ -165,9 +187,8 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
     if (status < 200 || status >= 300 || /failed with error/i.test(text))
       throw failed(
         `teams webhook "${name}" answered HTTP ${status}${text ? ` ${JSON.stringify(text.slice(0, 200))}` : ''}`,
-        {
-          status,
-        },
+        { status },
+        retryAfterS,
       );
     return { target: input.target, channel: 'teams' };
   }
