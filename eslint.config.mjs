@@ -88,8 +88,9 @@ export default tseslint.config(
     },
   },
   {
-    // Pure logic: src/common and src/policy, but for the one file that reads a rule file from disk.
-    files: ['src/common/**/*.ts', 'src/policy/**/*.ts'],
+    // Pure logic: src/common, src/policy (but for the one file that reads a rule file from disk)
+    // and src/notify (message rendering and the notification settings).
+    files: ['src/common/**/*.ts', 'src/policy/**/*.ts', 'src/notify/**/*.ts'],
     ignores: ['src/policy/load-file.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltins, patterns: ['@temporalio/*'] }] },
   },

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './api/http-limits';
 import { oidcSettingsFrom, type OidcSettings } from './api/oidc';
 import { parseTrustProxy, type TrustProxy } from './api/trust-proxy';
+import { notifySettingsFrom, type NotifySettings } from './notify/config';
 
 /** Process configuration, read from the environment (docs/configuration.md). */
 export interface GateConfig {
@@ -71,6 +72,12 @@ export interface GateConfig {
   signingKeyFile?: string;
   /** GATE_SIGNING_KEYS_RETIRED_DIR: PEM files of keys that no longer sign, still published so older bundles verify. */
   signingKeysRetiredDir?: string;
+  /**
+   * GATE_PUBLIC_URL, GATE_SLACK_*, GATE_SMTP_URL, GATE_EMAIL_FROM, GATE_TEAMS_WEBHOOKS, GATE_NOTIFY:
+   * the channels that tell reviewers about a gate (docs/notifications.md), checked when read.
+   * Optional, so that a configuration built by hand before it existed still type-checks (absent: none).
+   */
+  notify?: NotifySettings;
 }
 
 function count(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -157,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     signingKeysRetiredDir: env.GATE_SIGNING_KEYS_RETIRED_DIR
       ? path.resolve(env.GATE_SIGNING_KEYS_RETIRED_DIR)
       : undefined,
+    // A channel that cannot work stops startup here, naming the missing setting (src/notify/config.ts).
+    notify: notifySettingsFrom(env),
   };
 }
 

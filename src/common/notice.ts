@@ -107,3 +107,32 @@ export function missingChannelSetting(target: string, env: Record<string, string
     return `${target}: GATE_TEAMS_WEBHOOKS has no webhook named "${target.slice('teams:'.length)}"`;
   return undefined;
 }
+
+/** The targets of a comma-separated list (`GATE_NOTIFY`, a rule's `notify` written as one string). */
+export function notifyTargets(setting: string | undefined): string[] {
+  return [
+    ...new Set(
+      (setting ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/**
+ * How a well-formed target reads, or why it is not one: `slack:#name` or `slack:@member-id`
+ * (a Slack user id such as U012AB3CD), `email:address`, `teams:<name>`. Settings are not
+ * checked here (see missingChannelSetting).
+ */
+export function targetProblem(target: string): string | undefined {
+  const channel = noticeChannel(target);
+  const rest = target.slice(target.indexOf(':') + 1);
+  if (channel === undefined)
+    return `${target}: not a notification target (slack:#channel, slack:@member, email:address, teams:<name>)`;
+  if (channel === 'slack' && !/^#[^\s,#@]{1,80}$/.test(rest) && !/^@[UW][A-Z0-9]{2,}$/.test(rest))
+    return `${target}: a Slack target is slack:#channel or slack:@member-id (a user id such as U012AB3CD)`;
+  if (channel === 'email' && !/^[^\s@,<>"]+@[^\s@,<>"]+$/.test(rest)) return `${target}: not an email address`;
+  if (channel === 'teams' && !/^[^\s,=]+$/.test(rest)) return `${target}: a Teams target is teams:<webhook name>`;
+  return undefined;
+}

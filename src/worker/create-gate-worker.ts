@@ -93,6 +93,7 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     createModel,
     webhookUrls: cfg.webhookUrls,
     webhookSecret: cfg.webhookSecret,
+    notify: cfg.notify,
     policy,
   });
   const connection = await NativeConnection.connect({ address: temporalAddressOf(cfg) });

@@ -4,6 +4,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { SimplePlugin } from '@temporalio/plugin';
 import { createGateActivities } from './activities/gate';
 import { createWebhookActivities } from './activities/webhooks';
+import { createNotifyActivities } from './activities/notify';
 import { preloadModules } from './bundle-options';
 import { loadConfig, type GateConfig } from '../config';
 import { digest } from '../common/hashing';
@@ -16,7 +17,7 @@ import { loadPolicyFile } from '../policy/load-file';
 
 /** Where the gates hosted by your worker keep their audit trail, and where their webhooks go. */
 export interface ApprovalGatePluginOptions extends Partial<
-  Pick<GateConfig, 'dataDir' | 'databaseUrl' | 'webhookUrls' | 'webhookSecret' | 'policyFile'>
+  Pick<GateConfig, 'dataDir' | 'databaseUrl' | 'webhookUrls' | 'webhookSecret' | 'policyFile' | 'notify'>
 > {
   /** An open store to use instead of opening one from `databaseUrl`/`dataDir` (it is not closed by the plugin). */
   db?: Db;
@@ -53,6 +54,7 @@ export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): Sim
     audit,
     domains: createDomainRegistry([]), // requireApproval gates run no domain tools
     deliverWebhooks,
+    deliverNotice: createNotifyActivities({ settings: cfg.notify ?? {} }).deliverNotice,
     webhookReceivers: cfg.webhookUrls.length,
     policy, // requireApproval/withApproval gates follow the same rule file as the API's creates
     grants, // and standing grants may answer them, as they answer the API's creates

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client, Connection } from '@temporalio/client';
 import type { GateActivities } from '../../src/worker/activities/contracts';
 import { createWebhookActivities } from '../../src/worker/activities/webhooks';
+import { createNotifyActivities } from '../../src/worker/activities/notify';
 import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
 import type { GateInput, GateState } from '../../src/common/gate-state';
 import { digest } from '../../src/common/hashing';
@@ -76,6 +77,7 @@ beforeAll(async () => {
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),
     resolveReviewers: async ({ approvals_required }) => ({ approvals_required }), // no rule file
     evaluatePolicy: (input) => evaluatePolicy({}, input), // no rule file
+    ...createNotifyActivities({ settings: {} }), // no notification channels
   };
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());

@@ -4,6 +4,7 @@ import type { Snapshot } from '../../common/evidence';
 import type { RecordedReview } from '../../policy/reviewer-policy';
 import type { PolicyDecision, PolicyEvidence, ShadowResult } from '../../policy/policy-evidence';
 import type { RecheckResult, RevisionResult, ToolOutput } from '../../domain/types';
+import type { DeliverNoticeInput, DeliverNoticeResult } from '../../common/notice';
 
 /** Which domain session a tool call belongs to. */
 export interface DomainRef {
@@ -106,6 +107,12 @@ export interface GateActivities {
   /** A batch of events in one insert: what one workflow task appended to the trail. */
   recordAuditEvents(input: RecordAuditEventsInput): Promise<RecordAuditEventsResult>;
   deliverWebhooks(input: DeliverWebhooksInput): Promise<DeliverWebhooksResult>;
+  /**
+   * One notice to one target (Slack, email, Teams; docs/notifications.md). Throws a retryable
+   * NotificationDeliveryFailed when the channel refuses or is unreachable, a non-retryable
+   * NotificationMisconfigured when the target's channel is not configured on the worker.
+   */
+  deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult>;
   recheckSnapshot(input: RecheckSnapshotInput): Promise<RecheckResult>;
   executeTool(input: ExecuteToolInput): Promise<ToolOutput>;
   /**

@@ -9,12 +9,15 @@ import type { AuditStore } from '../../store/audit-store';
 import type { GrantStore } from '../../store/grant-store';
 import { evaluatePolicy } from './policy';
 import { atBoundary } from './boundaries';
+import { createNotifyActivities } from './notify';
 import type { ExecuteToolInput, GateActivities } from './contracts';
 
 export interface GateActivityDeps {
   audit: AuditStore;
   domains: DomainRegistry;
   deliverWebhooks: GateActivities['deliverWebhooks'];
+  /** Notification delivery (createNotifyActivities); absent: no channel is configured, every target is refused. */
+  deliverNotice?: GateActivities['deliverNotice'];
   /** Configured webhook receivers; with none, gates schedule no delivery activities. */
   webhookReceivers: number;
   /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
@@ -78,6 +81,7 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
+    deliverNotice: deps.deliverNotice ?? createNotifyActivities({ settings: {} }).deliverNotice,
     async recheckSnapshot({ domain, session_id, tool, input, snapshot }) {
       await atBoundary('decided', session_id);
       const result = await deps.domains.get(domain).recheck(session_id, tool, input, snapshot);

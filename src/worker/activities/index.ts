@@ -10,6 +10,8 @@ import { createGateActivities } from './gate';
 import { createRunActivities } from './run';
 import { createConversationActivities, openConversationStore, resolveConversation } from './conversation';
 import { createWebhookActivities } from './webhooks';
+import { createNotifyActivities } from './notify';
+import type { NotifySettings } from '../../notify/config';
 
 export interface ActivityOptions {
   db: Db;
@@ -17,6 +19,8 @@ export interface ActivityOptions {
   domains: readonly DomainSource[];
   webhookUrls?: string[];
   webhookSecret?: string;
+  /** The notification channels (GateConfig.notify); none: every notice target is refused as misconfigured. */
+  notify?: NotifySettings;
   createModel?: (spec: ModelSpec) => Model;
   /** The reviewer rule file that gates opened by workflows on this worker follow (GATE_POLICY_FILE). */
   policy?: ReviewerPolicy;
@@ -36,11 +40,13 @@ export async function createActivities(o: ActivityOptions): Promise<{
   // run_conversations (continue-as-new offload) and run_messages (the conversation log model calls name by ref).
   const conversations = await openConversationStore(o.db);
   const { deliverWebhooks } = createWebhookActivities({ urls: o.webhookUrls ?? [], secret: o.webhookSecret });
+  const { deliverNotice } = createNotifyActivities({ settings: o.notify ?? {} });
   const activities = {
     ...createGateActivities({
       audit,
       domains,
       deliverWebhooks,
+      deliverNotice,
       webhookReceivers: o.webhookUrls?.length ?? 0,
       policy: o.policy,
       grants,
