@@ -2,7 +2,8 @@
 // `gate dev` runs it, two as `gate stack` does; and the rate at which they run the gates'
 // first workflow tasks with nothing else happening.
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
+import { readBacklog } from '../src/client/backlog-admission';
 import { startBenchApi } from './api';
 import { burstCreates } from './burst-agents';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
@@ -106,16 +107,5 @@ export async function backlogOf(
   namespace: string,
   queue: string,
 ): Promise<{ ageS: number; count: number; dispatchRate: number }> {
-  const res = await client.workflowService.describeTaskQueue({
-    namespace,
-    taskQueue: { name: queue },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    reportStats: true,
-  });
-  const a = res.stats?.approximateBacklogAge;
-  return {
-    ageS: a ? Number(a.seconds ?? 0) + (a.nanos ?? 0) / 1e9 : 0,
-    count: Number(res.stats?.approximateBacklogCount ?? 0),
-    dispatchRate: Number(res.stats?.tasksDispatchRate ?? 0),
-  };
+  return readBacklog(client, namespace, queue);
 }

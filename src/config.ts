@@ -52,6 +52,8 @@ export interface GateConfig {
   workerMetricsAddress?: string;
   /** How long the API caches the visibility counts behind `gate_queue_depth` (`GATE_METRICS_QUEUE_TTL_MS`). */
   queueDepthTtlMs: number;
+  /** GATE_LIST_CACHE_MS: how long the API serves a listing's answer before refreshing it (0: never cached; absent: DEFAULT_LIST_CACHE_MS). */
+  listCacheMs?: number;
   /**
    * GATE_MAX_BACKLOG_S: the API sheds creates (503 `gate_busy` with Retry-After) while the
    * oldest workflow task on the gate task queue has waited longer than this; 0 never sheds.
@@ -114,6 +116,9 @@ function flag(name: string, env: NodeJS.ProcessEnv, fallback = false): boolean {
 /** Default `GATE_WORKFLOW_CACHE_SIZE`: see docs/performance.md for what it costs. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 500;
 
+/** Default `GATE_LIST_CACHE_MS` (docs/bursts.md). */
+export const DEFAULT_LIST_CACHE_MS = 1000;
+
 /** Default `GATE_MAX_BACKLOG_S` (docs/bursts.md). */
 export const DEFAULT_MAX_BACKLOG_S = 5;
 
@@ -145,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     queueDepthTtlMs: count('GATE_METRICS_QUEUE_TTL_MS', 10_000, env),
     policyFile: env.GATE_POLICY_FILE ? path.resolve(env.GATE_POLICY_FILE) : undefined,
     eagerStart: flag('GATE_EAGER_START', env),
+    listCacheMs: count('GATE_LIST_CACHE_MS', DEFAULT_LIST_CACHE_MS, env),
     maxBacklogS: seconds('GATE_MAX_BACKLOG_S', DEFAULT_MAX_BACKLOG_S, env),
     decisionWaitS: seconds('GATE_DECISION_WAIT_S', DEFAULT_DECISION_WAIT_S, env),
     httpLimits: {

@@ -10,6 +10,7 @@ import type { ApiMetrics } from './metrics';
 import { listViewerOf, unansweredViewerOf, viewerOf, type Reader } from '../common/viewer';
 import type { Principal } from '../common/tenant';
 import { labelValue } from '../common/metrics-catalog';
+import type { ListCache } from './list-cache';
 
 type WithId = { Params: { id: string } };
 
@@ -65,6 +66,7 @@ export function approvalRoutes(
   gate: GateClient,
   requireKey: RequireKey,
   metrics?: ApiMetrics,
+  listCache?: ListCache<Awaited<ReturnType<GateClient['list']>>>,
 ): void {
   /** The result label of a forwarded call: its refusal code, or `error` for anything else. */
   const counted = async <T>(count: (result: string) => void, call: () => Promise<T>, ok: (r: T) => string) => {
@@ -77,6 +79,13 @@ export function approvalRoutes(
       throw err;
     }
   };
+  // A change through this API is seen by the next listing: see ListCache.touch.
+  if (listCache)
+    app.addHook('onResponse', async (req, reply) => {
+      const url = req.routeOptions.url;
+      if (req.method === 'POST' && reply.statusCode < 300 && url?.startsWith('/v1/approvals'))
+        listCache.touch(url === '/v1/approvals');
+    });
   const agent = requireKey('agent');
   const reviewer = requireKey('reviewer');
   const anyKey = requireKey();
@@ -106,7 +115,7 @@ export function approvalRoutes(
   app.get('/v1/approvals', { onRequest: anyKey }, async (req) => {
     const q = ListQuery.safeParse(dropEmpty(req.query));
     if (!q.success) throw invalidInput('query', q.error);
-    const approvals = await gate.list({
+    const filter = {
       status: q.data.status,
       target: q.data.target,
       agentId: q.data.agent_id,
@@ -114,7 +123,10 @@ export function approvalRoutes(
       since: q.data.since,
       before: q.data.before,
       scope: scopeOfRequest(req),
-    });
+    };
+    const approvals = listCache
+      ? await listCache.get(JSON.stringify(filter), () => gate.list(filter))
+      : await gate.list(filter);
     const reader = readerOf(principalOf(req));
     return {
       approvals: reader ? approvals.map((a) => ({ ...a, viewer: listViewerOf(a, reader) })) : approvals,

@@ -6,8 +6,15 @@ import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import pino from 'pino';
-import { DEFAULT_DECISION_WAIT_S, DEFAULT_MAX_BACKLOG_S, temporalAddressOf, type GateConfig } from '../config';
+import {
+  DEFAULT_DECISION_WAIT_S,
+  DEFAULT_LIST_CACHE_MS,
+  DEFAULT_MAX_BACKLOG_S,
+  temporalAddressOf,
+  type GateConfig,
+} from '../config';
 import { GateClient } from '../client/gate-client';
+import { ListCache } from './list-cache';
 import { BacklogAdmission } from '../client/backlog-admission';
 import { AuditStore } from '../store/audit-store';
 import { openDb, type Db } from '../store/db';
@@ -77,6 +84,8 @@ export interface ApiServerDeps {
   metrics?: ApiMetrics;
   /** Cache of the queue depth counts, when `metrics` is absent (default 10 s). */
   queueDepthTtlMs?: number;
+  /** GATE_LIST_CACHE_MS: how long a listing's answer is served before it is refreshed (src/api/list-cache.ts); 0 or absent: no cache. */
+  listCacheMs?: number;
   /** Accept OpenID Connect ID tokens from people, and run the reviewer page's sign-in. */
   oidc?: OidcVerifier;
   /** Whose X-Forwarded-For names the client address (fastify `trustProxy`); the socket's address when absent. */
@@ -152,7 +161,13 @@ async function apiRoutes(app: FastifyInstance, deps: ApiServerDeps): Promise<voi
     void reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp);
     return page.html;
   });
-  approvalRoutes(app, deps.gate, requireKey, metrics);
+  const listCache = deps.listCacheMs
+    ? new ListCache<Awaited<ReturnType<GateClient['list']>>>({
+        freshMs: deps.listCacheMs,
+        maxAgeMs: 10 * deps.listCacheMs,
+      })
+    : undefined;
+  approvalRoutes(app, deps.gate, requireKey, metrics, listCache);
   policyRoutes(app, { requireKey, policy: deps.policy, grants: deps.grants, audit: deps.audit });
   evidenceRoutes(app, deps.gate, requireKey, deps.signing);
 
@@ -297,6 +312,7 @@ export async function startApiServer(cfg: GateConfig, opts: StartApiOptions = {}
       domains,
       logger,
       queueDepthTtlMs: cfg.queueDepthTtlMs,
+      listCacheMs: cfg.listCacheMs ?? DEFAULT_LIST_CACHE_MS,
       extraRoutes: opts.extraRoutes ?? runRoutes(cfg),
       limits: cfg.httpLimits,
       trustProxy: cfg.trustProxy,

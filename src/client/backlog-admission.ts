@@ -131,19 +131,24 @@ export class BacklogAdmission {
     return this.reading$;
   }
 
-  private async read(): Promise<BacklogReading> {
-    const res = await this.client.workflowService.describeTaskQueue({
-      namespace: this.options.namespace ?? this.client.options.namespace,
-      taskQueue: { name: this.options.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      reportStats: true,
-    });
-    const age = res.stats?.approximateBacklogAge;
-    return {
-      ageS: age ? Number(age.seconds ?? 0) + (age.nanos ?? 0) / 1e9 : 0,
-      count: Number(res.stats?.approximateBacklogCount ?? 0),
-      dispatchRate: Number(res.stats?.tasksDispatchRate ?? 0),
-      atMs: Date.now(),
-    };
+  private read(): Promise<BacklogReading> {
+    return readBacklog(this.client, this.options.namespace ?? this.client.options.namespace, this.options.taskQueue);
   }
+}
+
+/** The workflow backlog of a task queue as the server reports it (its normal queue: new gates' first tasks). */
+export async function readBacklog(client: Client, namespace: string, taskQueue: string): Promise<BacklogReading> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    reportStats: true,
+  });
+  const age = res.stats?.approximateBacklogAge;
+  return {
+    ageS: age ? Number(age.seconds ?? 0) + (age.nanos ?? 0) / 1e9 : 0,
+    count: Number(res.stats?.approximateBacklogCount ?? 0),
+    dispatchRate: Number(res.stats?.tasksDispatchRate ?? 0),
+    atMs: Date.now(),
+  };
 }

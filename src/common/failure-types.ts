@@ -48,6 +48,10 @@ export const FailureType = {
   WebhookDeliveryFailed: 'WebhookDeliveryFailed',
   /** Webhook URLs without a valid secret (not retried). */
   WebhookMisconfigured: 'WebhookMisconfigured',
+  /** A notification channel refused a message or could not be reached (retried; NoticeFailureType in ./notice.ts). */
+  NotificationDeliveryFailed: 'NotificationDeliveryFailed',
+  /** A notification target whose channel the worker has not configured (not retried). */
+  NotificationMisconfigured: 'NotificationMisconfigured',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
@@ -72,6 +76,8 @@ const STATUS: Record<FailureType, number> = {
   TurnLimit: 500,
   WebhookDeliveryFailed: 502,
   WebhookMisconfigured: 500,
+  NotificationDeliveryFailed: 502,
+  NotificationMisconfigured: 500,
 };
 
 /** True for a failure type of this list (a refusal the gate made on purpose). */

@@ -1,7 +1,7 @@
 // The notification settings (docs/notifications.md, Settings): read, checked at startup,
 // and never echoed with their secrets (bot token, SMTP password, webhook URLs). Pure.
 import { ConfigurationError } from '../common/errors';
-import { missingChannelSetting, notifyTargets, targetProblem, teamsWebhooks } from '../common/notice';
+import { missingChannelSetting, notifyTargets, targetProblem } from '../common/notice';
 
 /** Slack's Web API base, the default of GATE_SLACK_API_URL. */
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -104,9 +104,4 @@ export function notifySettingsFrom(env: Env): NotifySettings {
     teamsWebhooks: v('GATE_TEAMS_WEBHOOKS'),
     notify: notifyTargets(env.GATE_NOTIFY),
   };
-}
-
-/** The names of the configured Teams webhooks (never their URLs). */
-export function teamsWebhookNames(s: NotifySettings): string[] {
-  return [...teamsWebhooks(s.teamsWebhooks).keys()];
 }

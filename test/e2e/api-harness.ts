@@ -30,6 +30,8 @@ export interface HarnessOptions {
   trustProxy?: TrustProxy;
   /** The keys that sign evidence bundles; exports answer 503 without them. */
   signing?: SigningKeys;
+  /** GATE_LIST_CACHE_MS; no listing cache when absent. */
+  listCacheMs?: number;
 }
 
 /** A response as the tests read it. */
@@ -108,6 +110,7 @@ export class ApiHarness {
       limits: opts.limits,
       trustProxy: opts.trustProxy,
       signing: opts.signing,
+      listCacheMs: opts.listCacheMs,
     });
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -8,6 +8,8 @@ import {
   type NoticeFacts,
 } from '../../src/common/notice';
 import { createNotifyActivities } from '../../src/worker/activities/notify';
+import { createActivities } from '../../src/worker/activities';
+import { openDb } from '../../src/store/db';
 import type { NotifySettings } from '../../src/notify/config';
 import { freePort } from '../support/ports';
 import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
@@ -159,6 +161,16 @@ describe('deliverNotice to Slack', () => {
     expect(err.message).toMatch(mode === 'http_500' ? /HTTP 500/ : /fatal_error/);
   });
 
+  it("fails at once when Slack rate-limits the call, and asks Temporal to wait Slack's Retry-After", async () => {
+    slack.refuse('rate_limited');
+    const started = Date.now();
+    const err = await failure(settings, notice('requested', 'slack:#finance-approvals'));
+    expect(Date.now() - started).toBeLessThan(4_000); // the client did not sleep out the 5 s itself
+    expect(err.type).toBe(NoticeFailureType.DeliveryFailed);
+    expect(err.nonRetryable).toBe(false);
+    expect(err.nextRetryDelay).toBe(5_000);
+  });
+
   it('fails retryably on a bad token without repeating it, and when Slack is unreachable', async () => {
     const bad = 'xoxb-wrong-token-9999';
     const err = await failure({ ...settings, slackBotToken: bad }, notice('requested', 'slack:#finance-approvals'));
@@ -260,6 +272,21 @@ describe('deliverNotice to a channel the worker does not have', () => {
     expect(err.nonRetryable).toBe(true);
     expect(err.message).toContain(why);
     expect(slack.calls.length + smtp.mails.length + teams.cards.length).toBe(calls); // nothing was sent
+  });
+});
+
+describe('the gate worker', () => {
+  it('registers deliverNotice built from its notification settings', async () => {
+    const db = openDb({ sqliteFile: ':memory:' });
+    try {
+      const { activities } = await createActivities({ db, domains: [], notify: settings });
+      const deliverNotice = activities.deliverNotice as ReturnType<typeof createNotifyActivities>['deliverNotice'];
+      const env = new MockActivityEnvironment({ attempt: 1 }, { logger: new DefaultLogger('ERROR') });
+      const r: DeliverNoticeResult = await env.run(deliverNotice, notice('requested', 'slack:#wired'));
+      expect(slack.message(r.thread!.slack!.channel, r.thread!.slack!.ts)?.posted_to).toBe('#wired');
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -35,8 +35,11 @@ export interface SlackStandinCall {
   answer: Record<string, unknown>;
 }
 
-/** How a refusing stand-in answers: HTTP 500, or HTTP 200 `{ ok: false, error: 'fatal_error' }`. */
-export type SlackRefusal = 'http_500' | 'fatal_error';
+/**
+ * How a refusing stand-in answers: HTTP 500, HTTP 200 `{ ok: false, error: 'fatal_error' }`,
+ * or HTTP 429 with `Retry-After: 5` (Slack's rate limit).
+ */
+export type SlackRefusal = 'http_500' | 'fatal_error' | 'rate_limited';
 
 export interface SlackStandin {
   /** The Web API base URL, ending in `/api/` as Slack's does. */
@@ -81,6 +84,7 @@ export async function startSlackStandin(opts: { token?: string } = {}): Promise<
   const answerFor = (method: string, args: Record<string, unknown>, bearer: string | undefined) => {
     if (refusal === 'http_500') return { status: 500, answer: { ok: false, error: 'internal_error' } };
     if (refusal === 'fatal_error') return { status: 200, answer: { ok: false, error: 'fatal_error' } };
+    if (refusal === 'rate_limited') return { status: 429, answer: { ok: false, error: 'ratelimited' } };
     const sent = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
     if (!sent) return { status: 200, answer: { ok: false, error: 'not_authed' } };
     if (sent !== token) return { status: 200, answer: { ok: false, error: 'invalid_auth' } };
@@ -146,7 +150,12 @@ export async function startSlackStandin(opts: { token?: string } = {}): Promise<
         status,
         answer,
       });
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer));
+      res
+        .writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          ...(status === 429 ? { 'retry-after': '5' } : {}),
+        })
+        .end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

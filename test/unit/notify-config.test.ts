@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../src/common/errors';
-import { notifyTargets, targetProblem } from '../../src/common/notice';
+import { FailureType, isFailureType } from '../../src/common/failure-types';
+import { NoticeFailureType, notifyTargets, targetProblem } from '../../src/common/notice';
 import { checkNotifyConfig, DEFAULT_SLACK_API_URL, notifySettingsFrom } from '../../src/notify/config';
 import { loadConfig } from '../../src/config';
 
@@ -89,6 +90,14 @@ describe('checkNotifyConfig', () => {
       notify: ['slack:#approvals', 'email:leads@example.com', 'teams:finance'],
     });
     expect(loadConfig({}).notify).toEqual(notifySettingsFrom({}));
+  });
+});
+
+describe('notification failure types', () => {
+  it('are in the wire catalogue under the names the activity throws', () => {
+    expect(FailureType.NotificationDeliveryFailed).toBe(NoticeFailureType.DeliveryFailed);
+    expect(FailureType.NotificationMisconfigured).toBe(NoticeFailureType.Misconfigured);
+    expect(Object.values(NoticeFailureType).every(isFailureType)).toBe(true);
   });
 });
 

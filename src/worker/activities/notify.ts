@@ -1,6 +1,4 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { LogLevel, WebClient } from '@slack/web-api';
-import nodemailer, { type Transporter } from 'nodemailer';
 import {
   NoticeFailureType,
   missingChannelSetting,
@@ -9,11 +7,13 @@ import {
   teamsWebhooks,
   type DeliverNoticeInput,
   type DeliverNoticeResult,
+  type NoticeChannel,
 } from '../../common/notice';
 import { notifyEnv, type NotifySettings } from '../../notify/config';
-import { slackMessage } from '../../notify/slack-message';
-import { emailMessage, emailMessageId, rootMessageId } from '../../notify/email-message';
-import { teamsCard } from '../../notify/teams-card';
+import type { DeliveryFailure, NoticeSender } from '../notify/sender';
+import { createSlackSender } from '../notify/slack-sender';
+import { createEmailSender } from '../notify/email-sender';
+import { createTeamsSender } from '../notify/teams-sender';
 import type { WebhookLogger } from './webhooks';
 
 export interface NotifyActivityDeps {
@@ -26,16 +26,13 @@ export interface NotifyActivityDeps {
   logger?: WebhookLogger;
 }
 
-/** Slack errors of chat.update after which the message cannot be edited: a new one is posted instead. */
-const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
-
 /** The settings' secrets, so that no error or log line repeats one. */
 function secretsOf(s: NotifySettings): string[] {
   const out: string[] = [];
   if (s.slackBotToken) out.push(s.slackBotToken);
   if (s.smtpUrl && URL.canParse(s.smtpUrl)) {
     const u = new URL(s.smtpUrl);
-    for (const part of [u.password, u.username]) if (part) out.push(part, decodeURIComponent(part));
+    if (u.password) out.push(u.password, decodeURIComponent(u.password));
   }
   for (const url of teamsWebhooks(s.teamsWebhooks).values()) out.push(url);
   return out.filter((x) => x.length >= 4).sort((a, b) => b.length - a.length);
@@ -56,121 +53,22 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const secrets = secretsOf(s);
   const redact = (text: string): string => secrets.reduce((t, x) => t.split(x).join('[redacted]'), text);
-  const failed = (message: string, details?: Record<string, unknown>): ApplicationFailure =>
-    ApplicationFailure.retryable(redact(message), NoticeFailureType.DeliveryFailed, ...(details ? [details] : []));
+  /** A retryable failure; `retryAfterS` (a channel's Retry-After) sets the next attempt's delay. */
+  const failed: DeliveryFailure = (message, details, retryAfterS) =>
+    ApplicationFailure.create({
+      message: redact(message),
+      type: NoticeFailureType.DeliveryFailed,
+      nonRetryable: false,
+      details: details ? [details] : undefined,
+      nextRetryDelay: retryAfterS !== undefined && retryAfterS > 0 ? retryAfterS * 1000 : undefined,
+    });
 
-  let slack: WebClient | undefined;
-  const slackClient = (): WebClient =>
-    (slack ??= new WebClient(s.slackBotToken, {
-      slackApiUrl: s.slackApiUrl,
-      retryConfig: { retries: 0 }, // the activity's retry policy retries, within the workflow's 60 s
-      rejectRateLimitedCalls: true, // a 429 fails the attempt instead of sleeping inside it
-      timeout: timeoutMs,
-      logLevel: LogLevel.ERROR,
-      fetch: deps.fetch,
-    }));
-  let mailer: Transporter | undefined;
-  const mailTransport = (): Transporter =>
-    (mailer ??= nodemailer.createTransport({
-      url: s.smtpUrl,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-      logger: false,
-    }));
-
-  const slackError = (err: unknown): { code: string; reason: string } => {
-    const e = err as { code?: string; message?: string; data?: { error?: string }; statusCode?: number };
-    if (e.data?.error) return { code: e.data.error, reason: `Slack answered ${e.data.error}` };
-    if (e.statusCode) return { code: 'http', reason: `Slack answered HTTP ${e.statusCode}` };
-    return { code: e.code ?? 'error', reason: e.message ?? String(err) };
+  const senderDeps = { settings: s, timeoutMs, fetch: deps.fetch, failed };
+  const senders: Record<NoticeChannel, NoticeSender> = {
+    slack: createSlackSender(senderDeps),
+    email: createEmailSender(senderDeps),
+    teams: createTeamsSender(senderDeps),
   };
-
-  async function toSlack(input: DeliverNoticeInput, publicUrl: string): Promise<DeliverNoticeResult> {
-    const rest = input.target.slice('slack:'.length);
-    // A member id is posted to as a channel: Slack delivers it in the app's direct messages with
-    // that person. A channel id (`#C0123ABCD`) is sent bare, a channel name with its `#`.
-    const channel = rest.startsWith('@') || /^#[CG][A-Z0-9]{8,}$/.test(rest) ? rest.slice(1) : rest;
-    const message = slackMessage(input.kind, input.facts, publicUrl);
-    const client = slackClient();
-    const thread = input.kind === 'ended' ? input.thread?.slack : undefined;
-    if (thread) {
-      try {
-        await client.chat.update({ channel: thread.channel, ts: thread.ts, ...message });
-        return { target: input.target, channel: 'slack', thread: { slack: thread } };
-      } catch (err) {
-        const { code, reason } = slackError(err);
-        if (!GONE.has(code)) throw failed(`slack chat.update for ${input.target} failed: ${reason}`, { code });
-        // The first message was deleted or can no longer be edited: say how it ended in a new one.
-      }
-    }
-    try {
-      const r = await client.chat.postMessage({ channel, ...message });
-      if (!r.channel || !r.ts)
-        throw failed(`slack chat.postMessage for ${input.target} answered without channel and ts`);
-      return { target: input.target, channel: 'slack', thread: { slack: { channel: r.channel, ts: r.ts } } };
-    } catch (err) {
-      if (err instanceof ApplicationFailure) throw err;
-      const { code, reason } = slackError(err);
-      throw failed(`slack chat.postMessage for ${input.target} failed: ${reason}`, { code });
-    }
-  }
-
-  async function toEmail(input: DeliverNoticeInput, publicUrl: string): Promise<DeliverNoticeResult> {
-    const to = input.target.slice('email:'.length);
-    const m = emailMessage(input.kind, input.facts, publicUrl);
-    const messageId = emailMessageId(input.kind, input.facts, publicUrl);
-    const root = rootMessageId(input.facts.request_id, publicUrl);
-    const parent = input.thread?.email?.message_id ?? root;
-    const replyTo = input.kind === 'requested' ? {} : { inReplyTo: parent, references: [...new Set([root, parent])] };
-    try {
-      // The same Message-ID on every attempt: a mail sent twice (an attempt that timed out after
-      // the server took it) is recognisably one message.
-      await mailTransport().sendMail({ from: s.emailFrom, to, ...m, messageId, ...replyTo });
-    } catch (err) {
-      const e = err as { message?: string; responseCode?: number; code?: string };
-      throw failed(`email to ${to} failed: ${e.message ?? String(err)}`, {
-        code: e.code ?? null,
-        responseCode: e.responseCode ?? null,
-      });
-    }
-    return { target: input.target, channel: 'email', thread: { email: { message_id: root } } };
-  }
-
-  async function toTeams(
-    input: DeliverNoticeInput,
-    publicUrl: string,
-    cancelled: AbortSignal,
-  ): Promise<DeliverNoticeResult> {
-    const name = input.target.slice('teams:'.length);
-    const url = teamsWebhooks(s.teamsWebhooks).get(name)!;
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), cancelled]);
-    let status: number;
-    let text: string;
-    try {
-      const res = await (deps.fetch ?? fetch)(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'approval-gate-notify' },
-        body: JSON.stringify(teamsCard(input.kind, input.facts, publicUrl)),
-        signal,
-        redirect: 'manual',
-      });
-      status = res.status;
-      text = await res.text().catch(() => '');
-    } catch (err) {
-      // Never the webhook's URL: it is the credential.
-      throw failed(`teams webhook "${name}" unreachable: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    // A classic connector answers 200 with an error text when Teams did not take the card.
-    if (status < 200 || status >= 300 || /failed with error/i.test(text))
-      throw failed(
-        `teams webhook "${name}" answered HTTP ${status}${text ? ` ${JSON.stringify(text.slice(0, 200))}` : ''}`,
-        {
-          status,
-        },
-      );
-    return { target: input.target, channel: 'teams' };
-  }
 
   return {
     /**
@@ -188,12 +86,7 @@ export function createNotifyActivities(deps: NotifyActivityDeps) {
       const publicUrl = s.publicUrl!; // missingChannelSetting refused its absence
       const meta = { notice_id: input.notice_id, target: input.target, kind: input.kind, attempt: ctx.info.attempt };
       try {
-        const result =
-          channel === 'slack'
-            ? await toSlack(input, publicUrl)
-            : channel === 'email'
-              ? await toEmail(input, publicUrl)
-              : await toTeams(input, publicUrl, ctx.cancellationSignal);
+        const result = await senders[channel](input, publicUrl, ctx.cancellationSignal);
         log.info(meta, 'notice delivered');
         return result;
       } catch (err) {
