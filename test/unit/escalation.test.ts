@@ -10,6 +10,7 @@ import {
 } from '../../src/common/escalation';
 import { initialGateState, refuseDecision } from '../../src/common/gate-state';
 import { validatePolicy } from '../../src/policy/reviewer-policy';
+import { parsePolicyText } from '../../src/policy/parse';
 import { refundBody } from '../support/gate-fixtures';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -151,6 +152,54 @@ describe('creating a request with a chain', () => {
     const err = refusal(() => prepareCreate(body, { agentId: 'agent_billing' }, { nowMs: T0, policy }));
     expect(err.status).toBe(422);
     expect(err.message).toMatch(/roles cfo/);
+  });
+});
+
+describe('which chain a request gets', () => {
+  const policy = parsePolicyText(
+    [
+      'version: 2',
+      'escalations:',
+      '  finance:',
+      '    levels:',
+      '      - after: 30m',
+      '        notify: ["email:finance-leads@example.com"]',
+      '    repeat: 2',
+      'rules:',
+      '  - id: refunds',
+      '    action: refund.*',
+      '    roles: [finance]',
+      '    escalation: finance',
+      '    notify: ["slack:#finance"]',
+    ].join('\n'),
+    'rules.yaml',
+  );
+  const create = (over: Record<string, unknown>) =>
+    prepareCreate(
+      refundBody('corr-4', { ttl_seconds: 7200, ...over }),
+      { agentId: 'agent_billing' },
+      {
+        nowMs: T0,
+        policy,
+        notify: { settings: SETTINGS, defaults: ['slack:#default'] },
+      },
+    ).input.payload;
+
+  it("copies the rule's chain and targets into the evidence when the request names none", () => {
+    const p = create({});
+    expect(p.escalation).toEqual({
+      name: 'finance',
+      levels: [{ after_seconds: 1800, notify: ['email:finance-leads@example.com'] }],
+      repeat: 2,
+    });
+    expect(p.notify).toEqual(['slack:#finance']);
+  });
+
+  it("puts the request's own chain and targets in place of the rule's", () => {
+    const p = create({ notify: ['slack:#refunds'], escalation: { levels: [{ after: 600 }] } });
+    expect(p.escalation).toEqual({ name: 'inline', levels: [{ after_seconds: 600 }], repeat: 0 });
+    expect(p.notify).toEqual(['slack:#refunds']);
+    expect(p.policy?.escalation?.name).toBe('finance'); // what the rule said stays recorded
   });
 });
 
