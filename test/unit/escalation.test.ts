@@ -1,4 +1,6 @@
 import { prepareCreate } from '../../src/client/create-request';
+import { chainEvent, type AuditEvent } from '../../src/common/audit';
+import { evidenceFacts } from '../../src/common/evidence-facts';
 import { GateError } from '../../src/client/gate-error';
 import {
   evidenceChain,
@@ -226,5 +228,51 @@ describe('roles added by a level', () => {
     expect(refuseDecision(state, vote)?.type).toBe('IneligibleReviewer');
     state.roles_added = ['cfo'];
     expect(refuseDecision(state, vote)).toBeNull();
+  });
+});
+
+describe('the evidence bundle facts of an escalated request', () => {
+  const event = (prev: AuditEvent | undefined, type: string, actor: string, data: Record<string, unknown>) =>
+    chainEvent(prev, {
+      event_id: `evt_${type}_${actor}`,
+      request_id: 'appr_1',
+      event_type: type,
+      actor_type: actor === 'approval-gate' ? 'system' : 'human',
+      actor_id: actor,
+      payload_sha256: 'a'.repeat(64),
+      note: null,
+      timestamp: new Date(T0).toISOString(),
+      data,
+    });
+  const payload = {
+    agent_id: 'agent_billing',
+    args: {},
+    reviewer_policy: { rule: 'refund.*', roles: ['finance'], approvals_required: 1, policy_sha256: null },
+  };
+  const trail = (escalatedFirst: boolean): AuditEvent[] => {
+    const out: AuditEvent[] = [];
+    const add = (type: string, actor: string, data: Record<string, unknown>) =>
+      out.push(event(out[out.length - 1], type, actor, data));
+    add('approval.requested', 'agent_billing', { approvals_required: 1 });
+    const escalate = () =>
+      add('approval.escalated', 'approval-gate', { level: 1, loop: 0, targets: [], roles_added: ['cfo'] });
+    if (escalatedFirst) escalate();
+    add('approval.approved', 'carol', {
+      decision_id: 'd1',
+      reviewer_roles: ['cfo'],
+      args_sha256: evidenceFacts(payload, []).facts.final_args_sha256,
+    });
+    if (!escalatedFirst) escalate();
+    return out;
+  };
+
+  it('counts a reviewer with a role a level added as eligible only after that level', () => {
+    expect(evidenceFacts(payload, trail(true)).problems).toEqual([]);
+    expect(evidenceFacts(payload, trail(false)).problems).toEqual([
+      expect.objectContaining({
+        check: 'quorum',
+        message: expect.stringContaining('without one of the roles finance'),
+      }),
+    ]);
   });
 });
