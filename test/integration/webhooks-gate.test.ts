@@ -170,3 +170,33 @@ it('delivers requested, approved and consumed, signed, retrying a 500 under one 
     tenant: 'acme',
   });
 });
+
+it('delivers each level of an escalation chain with its level, loop, targets and roles', async () => {
+  const base = gateInput();
+  const payload = EvidencePayload.parse({
+    ...base.payload,
+    escalation: { name: 'inline', levels: [{ after_seconds: 1, roles: ['cfo'] }], repeat: 0 },
+  });
+  const input: GateInput = { ...base, payload, payload_sha256: payloadSha256(payload) };
+  const handle = await client.workflow.start('approvalGateWorkflow', {
+    taskQueue: worker.taskQueue,
+    workflowId: payload.request_id,
+    args: [input],
+  });
+  await until(() =>
+    steady.received.some(
+      (d) => JSON.parse(d.body).type === 'approval.escalated' && d.body.includes(payload.request_id),
+    ),
+  );
+  const delivery = steady.received.find(
+    (d) => JSON.parse(d.body).type === 'approval.escalated' && d.body.includes(payload.request_id),
+  )!;
+  expect(verifyWebhook(secret, delivery.body, delivery.headers).data).toMatchObject({
+    request_id: payload.request_id,
+    level: 1,
+    loop: 0,
+    targets: [],
+    roles_added: ['cfo'],
+  });
+  await handle.terminate('test done');
+});

@@ -202,6 +202,7 @@ export class AuditTrail {
           actor_type: event.actor_type,
           actor_id: event.actor_id,
           note: event.note,
+          ...escalationFields(event),
         },
       },
     };
@@ -216,4 +217,14 @@ export class AuditTrail {
       () => undefined,
     );
   }
+}
+
+/**
+ * An escalation chain's level in the webhook body: `{level, loop, targets, roles_added}`.
+ * Only events of a chain carry a level, so the bodies of older gates stay as they were.
+ */
+function escalationFields(event: AuditEvent): Record<string, unknown> {
+  const d = event.data;
+  if (event.event_type !== 'approval.escalated' || typeof d.level !== 'number') return {};
+  return { level: d.level, loop: d.loop, targets: d.targets, roles_added: d.roles_added };
 }
