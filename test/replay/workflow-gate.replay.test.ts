@@ -36,7 +36,12 @@ const COVERS: Covers = {
 };
 
 /** A parent whose gate the worker's rule file judged (src/workflow/open-gate.ts): the releases after 0.1.0. */
-const JUDGED = ['patch:workflow-gate-judged', 'activity:evaluatePolicy', 'child:approvalGateWorkflow', 'closed:completed'];
+const JUDGED = [
+  'patch:workflow-gate-judged',
+  'activity:evaluatePolicy',
+  'child:approvalGateWorkflow',
+  'closed:completed',
+];
 /** A gate the rule file decided at creation (src/workflow/gate/policy-at-creation.ts). */
 const AT_CREATION = 'patch:policy-at-creation';
 

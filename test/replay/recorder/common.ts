@@ -44,7 +44,9 @@ export async function expectPatches(client: Client, pathName: string, workflowId
   const found = new Set((await executionHistories(client, workflowId)).flatMap((h) => patchIdsOf(h.events ?? [])));
   const missing = patches.filter((p) => !found.has(p));
   if (missing.length > 0)
-    throw new Error(`${pathName}: ${workflowId} recorded no marker of ${missing.join(', ')} (found ${[...found].join(', ') || 'none'})`);
+    throw new Error(
+      `${pathName}: ${workflowId} recorded no marker of ${missing.join(', ')} (found ${[...found].join(', ') || 'none'})`,
+    );
 }
 
 /** Saves a workflow's histories: one file, or one per execution when it continued as new. */
