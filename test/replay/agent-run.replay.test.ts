@@ -9,6 +9,7 @@ import {
   installQuietRuntime,
   replayErrors,
   type Covers,
+  type CoversAfter,
 } from './replay-support';
 
 /**
@@ -71,10 +72,28 @@ const COVERS: Covers = {
   'run-cancel.approvalGateWorkflow': ['cancel-requested', 'event:approval.cancelled', 'closed:completed'],
 };
 
+/** A run whose calls a version 2 rule file judged (src/workflow/agent-run/tool-call.ts). */
+const JUDGED_RUN = ['patch:run-call-judged', 'activity:planToolCall', 'event:policy.allowed', 'closed:completed'];
+
+/** Paths of the releases after 0.1.0: runs under a version 2 rule file (recorder/judged-run-paths.ts). */
+const LATER: CoversAfter[] = [
+  {
+    after: '0.1.0',
+    covers: {
+      // Allowed: the tool runs without a gate; the audit rule's verdict goes to the run's trail.
+      'judged-allow.agentRunWorkflow': [...JUDGED_RUN, 'activity:executeTool', 'event:policy.shadow'],
+      'judged-block.agentRunWorkflow': [...JUDGED_RUN, 'event:policy.blocked'],
+      'judged-require.agentRunWorkflow': [...JUDGED_RUN, GATE],
+      // The gate records the audit rule's verdict at creation.
+      'judged-require.approvalGateWorkflow': [...TOOL_GATE, 'patch:policy-at-creation', 'event:policy.shadow'],
+    },
+  },
+];
+
 beforeAll(installQuietRuntime);
 
 describe('agentRunWorkflow replay', () => {
-  describeCorpus('agent-run', files, COVERS);
+  describeCorpus('agent-run', files, COVERS, LATER);
 
   it('opens one gate for a rejected call and blocks the identical retry without a second', () => {
     for (const f of files.filter((x) => x.path === 'trip-reject' && x.type === 'agentRunWorkflow')) {
@@ -82,6 +101,15 @@ describe('agentRunWorkflow replay', () => {
         (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
       );
       expect(children).toHaveLength(1);
+    }
+  });
+
+  it('opens no gate for a call the rule file allowed or blocked', () => {
+    for (const f of files.filter((x) => /^judged-(allow|block)$/.test(x.path))) {
+      const children = (readHistory(f).events ?? []).filter(
+        (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+      );
+      expect({ file: replayId(f), children }).toEqual({ file: replayId(f), children: [] });
     }
   });
 

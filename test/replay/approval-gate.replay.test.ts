@@ -1,6 +1,6 @@
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { firstPayload, historyFiles, readHistory, releases, replayId } from './history-codec';
+import { firstPayload, historyFiles, readHistory, releases, replayId, type HistoryFile } from './history-codec';
 import {
   bundleDelayedVariant,
   currentCode,
@@ -10,6 +10,7 @@ import {
   installQuietRuntime,
   replayErrors,
   type Covers,
+  type CoversAfter,
 } from './replay-support';
 
 /**
@@ -53,6 +54,60 @@ const COVERS: Covers = {
   ],
 };
 
+/** The patch of gates decided at creation or with shadow verdicts (src/workflow/gate/policy-at-creation.ts). */
+const AT_CREATION = 'patch:policy-at-creation';
+
+/** The patch of gates that tell reviewers (src/workflow/gate/notices.ts). */
+const NOTICES = 'patch:gate-notices';
+
+/** Paths of the releases after 0.1.0: gates under a version 2 rule file (recorder/judged-gate-paths.ts), gates that tell reviewers (recorder/notice-paths.ts). */
+const LATER: CoversAfter[] = [
+  {
+    after: '0.1.0',
+    covers: {
+      'chain-expiry.approvalGateWorkflow': [
+        NOTICES,
+        'activity:deliverNotice',
+        'event:approval.escalated',
+        'event:approval.expired',
+      ],
+      'decided-between-levels.approvalGateWorkflow': [
+        NOTICES,
+        'event:approval.escalated',
+        'event:approval.approved',
+        'event:approval.consumed',
+      ],
+      'notified-ended.approvalGateWorkflow': [NOTICES, 'activity:deliverNotice', 'event:approval.denied'],
+      'policy-allow.approvalGateWorkflow': [AT_CREATION, 'event:approval.approved', 'event:approval.consumed'],
+      'policy-block.approvalGateWorkflow': [AT_CREATION, 'event:policy.shadow', 'event:approval.denied'],
+      'policy-shadow.approvalGateWorkflow': [
+        AT_CREATION,
+        'event:policy.shadow',
+        'decide:approve',
+        'event:approval.approved',
+        'event:approval.consumed',
+      ],
+      'grant-issue.approvalGateWorkflow': [
+        'decide:approve',
+        'event:approval.vote_recorded',
+        'event:approval.approved',
+        'event:approval.consumed',
+      ],
+      'grant-use.approvalGateWorkflow': [AT_CREATION, 'event:grant.used', 'event:approval.consumed'],
+    },
+  },
+];
+
+/** The audit events a gate sent to the store, in order. */
+function eventsOf(f: HistoryFile): { event_type: string; actor_id: string; data?: Record<string, unknown> }[] {
+  return (readHistory(f).events ?? []).flatMap((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    return a?.activityType?.name === 'recordAuditEvents'
+      ? (firstPayload(a.input) as { events: { event_type: string; actor_id: string }[] }).events
+      : [];
+  });
+}
+
 beforeAll(installQuietRuntime);
 
 describe('approvalGateWorkflow replay', () => {
@@ -61,7 +116,7 @@ describe('approvalGateWorkflow replay', () => {
     expect(new Set(files.map((f) => f.release))).toEqual(new Set(releases()));
   });
 
-  describeCorpus('gate', files, COVERS);
+  describeCorpus('gate', files, COVERS, LATER);
 
   it('has a reviewer-roles gate whose evidence names the finance rule, refused once by signal', () => {
     for (const f of files.filter((x) => x.path === 'reviewer-roles')) {
@@ -71,6 +126,18 @@ describe('approvalGateWorkflow replay', () => {
       };
       expect(input.payload.reviewer_policy).toMatchObject({ roles: ['finance'], approvals_required: 2 });
       expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'decide')).toHaveLength(1);
+    }
+  });
+
+  it('has grant-use gates approved at creation by the grant that the grant-issue quorum of their release gave', () => {
+    for (const release of new Set(files.filter((f) => f.path === 'grant-use').map((f) => f.release))) {
+      const inRelease = files.filter((f) => f.release === release);
+      const issued = eventsOf(inRelease.find((f) => f.path === 'grant-issue')!).find(
+        (e) => e.event_type === 'approval.approved',
+      )?.data?.grant as { grant_id: string } | undefined;
+      expect(issued?.grant_id).toEqual(expect.any(String));
+      const used = eventsOf(inRelease.find((f) => f.path === 'grant-use')!);
+      expect(used.find((e) => e.event_type === 'approval.approved')?.actor_id).toBe(`grant:${issued!.grant_id}`);
     }
   });
 

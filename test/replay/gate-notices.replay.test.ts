@@ -23,6 +23,7 @@ const files = historyFiles('gate', [UNRELEASED]);
 /** What each path must show (test/replay/recorder/notice-paths.ts records them). */
 const COVERS: Covers = {
   'chain-expiry.approvalGateWorkflow': [
+    'patch:gate-notices',
     'activity:deliverNotice',
     'timer-fired',
     'event:approval.escalated',

@@ -3,8 +3,12 @@ import path from 'node:path';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 
-/** One folder per release (`0.1.0/`, ...), each recorded once by record-histories.ts and never edited. */
-export const HISTORIES_DIR = path.join(__dirname, 'histories');
+/**
+ * One folder per release (`0.1.0/`, ...), each recorded once by record-histories.ts and never
+ * edited. REPLAY_HISTORIES_DIR points the replay tests at another folder of release folders,
+ * to check a recording before it is moved here (test/replay/README.md).
+ */
+export const HISTORIES_DIR = process.env.REPLAY_HISTORIES_DIR || path.join(__dirname, 'histories');
 
 /**
  * The sets of a release folder: `gate/` (gates created as the API creates them),
@@ -16,17 +20,20 @@ export type HistorySet = (typeof HISTORY_SETS)[number];
 
 const SEMVER = /^(\d+)\.(\d+)\.(\d+)$/;
 
+/** Orders two release versions (`0.1.0` before `0.2.0` before `0.10.0`). */
+export function compareReleases(a: string, b: string): number {
+  const key = (v: string): number[] => SEMVER.exec(v)!.slice(1).map(Number);
+  const [x, y] = [key(a), key(b)];
+  return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+}
+
 /** The release folders under `histories/`, oldest first. */
 export function releases(dir: string = HISTORIES_DIR): string[] {
-  const key = (v: string): number[] => SEMVER.exec(v)!.slice(1).map(Number);
   return fs
     .readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && SEMVER.test(d.name))
     .map((d) => d.name)
-    .sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
-    });
+    .sort(compareReleases);
 }
 
 /**
@@ -136,8 +143,8 @@ export function patchIdsOf(events: NonNullable<History['events']>): string[] {
 
 /**
  * What a history did, as `kind:name` marks: activities, messages in and out (`decide:<word>`
- * for each decision), children, markers, the close, and `event:<type>` for each audit event
- * the workflow sent to the store (`recordAuditEvents`).
+ * for each decision), children, markers (`patch:<id>` for each patch marker), the close, and
+ * `event:<type>` for each audit event the workflow sent to the store (`recordAuditEvents`).
  */
 export function marksOf(h: History): Set<string> {
   const out = new Set<string>();
@@ -168,6 +175,7 @@ export function marksOf(h: History): Set<string> {
     const m = e.markerRecordedEventAttributes?.markerName;
     if (m) out.add(`marker:${m}`);
   }
+  for (const id of patchIdsOf(h.events ?? [])) out.add(`patch:${id}`);
   return out;
 }
 

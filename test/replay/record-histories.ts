@@ -3,9 +3,10 @@
  *
  *   npx tsx test/replay/record-histories.ts --out test/replay/histories/<version>
  *
- * Every path of the three sets (recorder/gate-paths.ts, run-paths.ts, workflow-paths.ts)
- * runs on today's code against a real Temporal dev server: the one TEMPORAL_ADDRESS names
- * (started with the Gate* search attributes), or one started here. The histories go to
+ * Every path of the three sets (recorder/gate-paths.ts, run-paths.ts, workflow-paths.ts, with
+ * the paths added after 0.1.0 in recorder/judged-*.ts) runs on today's code against a real
+ * Temporal dev server: the one TEMPORAL_ADDRESS names (started with the Gate* search
+ * attributes), or one started here. The histories go to
  * `<out>/{gate,agent-run,workflow}/`. A release's folder is written once: the recorder
  * refuses an `--out` that exists, and writes nothing there unless every path ended as it must.
  */

@@ -7,6 +7,7 @@ import {
   installQuietRuntime,
   replayErrors,
   type Covers,
+  type CoversAfter,
 } from './replay-support';
 
 /**
@@ -34,6 +35,48 @@ const COVERS: Covers = {
   'with-approval.approvalGateWorkflow': [...GATE, 'activity:refundStillValid', 'event:snapshot.verified'],
 };
 
+/** A parent whose gate the worker's rule file judged (src/workflow/open-gate.ts): the releases after 0.1.0. */
+const JUDGED = [
+  'patch:workflow-gate-judged',
+  'activity:evaluatePolicy',
+  'child:approvalGateWorkflow',
+  'closed:completed',
+];
+/** A gate the rule file decided at creation (src/workflow/gate/policy-at-creation.ts). */
+const AT_CREATION = 'patch:policy-at-creation';
+
+/** What the releases after 0.1.0 record: the judged parents, and the paths under a version 2 file (recorder/judged-workflow-paths.ts). */
+const LATER: CoversAfter[] = [
+  {
+    after: '0.1.0',
+    covers: {
+      'require-approval.refundWorkflow': [...JUDGED, 'activity:refund'],
+      'with-approval.gatedRefundWorkflow': [...JUDGED, 'activity:refund'],
+      'require-approval-allow.refundWorkflow': [...JUDGED, 'activity:refund'],
+      'require-approval-allow.approvalGateWorkflow': [AT_CREATION, 'event:approval.approved'],
+      'require-approval-block.refundWorkflow': JUDGED,
+      'require-approval-block.approvalGateWorkflow': [AT_CREATION, 'event:approval.denied'],
+      'require-approval-require.refundWorkflow': [...JUDGED, 'activity:refund'],
+      'require-approval-require.approvalGateWorkflow': GATE,
+      'with-approval-allow.gatedRefundWorkflow': [...JUDGED, 'activity:refund'],
+      // Approved by the rule, the gate still re-checks before the hand-over.
+      'with-approval-allow.approvalGateWorkflow': [
+        AT_CREATION,
+        'event:approval.approved',
+        'activity:refundStillValid',
+        'event:snapshot.verified',
+      ],
+      'with-approval-block.gatedRefundWorkflow': JUDGED,
+      'with-approval-block.approvalGateWorkflow': [AT_CREATION, 'event:approval.denied'],
+      'with-approval-require.gatedRefundWorkflow': [...JUDGED, 'activity:refund'],
+      'with-approval-require.approvalGateWorkflow': [...GATE, 'activity:refundStillValid', 'event:snapshot.verified'],
+    },
+  },
+];
+
+/** The paths recorded under 0.1.0's refund rule (a version 1 file). */
+const UNDER_REFUND_RULE = new Set(['require-approval', 'with-approval']);
+
 /** The parent's workflow id when it was recorded: its first gate is `<id>-approval-1`. */
 function recordedIdOf(f: HistoryFile): string {
   const child = (readHistory(f).events ?? []).find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
@@ -43,10 +86,11 @@ function recordedIdOf(f: HistoryFile): string {
 beforeAll(installQuietRuntime);
 
 describe('workflow API replay (requireApproval, withApproval)', () => {
-  describeCorpus('workflow', files, COVERS);
+  describeCorpus('workflow', files, COVERS, LATER);
 
-  it.each(parents.map(replayId))('%s starts its gate in tenant acme under the refund rule', (id) => {
-    for (const f of parents.filter((x) => replayId(x) === id)) {
+  const underRefundRule = parents.filter((f) => UNDER_REFUND_RULE.has(f.path));
+  it.each(underRefundRule.map(replayId))('%s starts its gate in tenant acme under the refund rule', (id) => {
+    for (const f of underRefundRule.filter((x) => replayId(x) === id)) {
       const events = readHistory(f).events ?? [];
       const start = events.find(
         (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
@@ -56,6 +100,15 @@ describe('workflow API replay (requireApproval, withApproval)', () => {
       const input = firstPayload(start.input) as { payload: { reviewer_policy?: unknown }; approvals_required: number };
       expect(input.payload.reviewer_policy).toMatchObject({ rule: 'refund.*', roles: ['finance'] });
       expect(input.approvals_required).toBe(2);
+    }
+  });
+
+  it('refunds nothing when the rule file blocked the gate', () => {
+    for (const f of parents.filter((x) => x.path.endsWith('-block'))) {
+      const refunds = (readHistory(f).events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'refund',
+      );
+      expect({ file: replayId(f), refunds }).toEqual({ file: replayId(f), refunds: [] });
     }
   });
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { DecisionMessage } from '../../../src/common/decision';
 import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
-import { encodeHistory, historyFileName, type History } from '../history-codec';
+import { encodeHistory, historyFileName, patchIdsOf, type History } from '../history-codec';
 
 /** Workflow type names are frozen: they are in every recorded history and file name. */
 export const GATE_TYPE = 'approvalGateWorkflow';
@@ -34,6 +34,19 @@ export async function executionHistories(client: Client, workflowId: string): Pr
     if (!previous) return out;
     runId = previous;
   }
+}
+
+/**
+ * Refuses unless the workflow's histories hold a marker of each patch in `patches`: a path
+ * recorded for a patch that did not take the patched branch would check nothing.
+ */
+export async function expectPatches(client: Client, pathName: string, workflowId: string, patches: string[]) {
+  const found = new Set((await executionHistories(client, workflowId)).flatMap((h) => patchIdsOf(h.events ?? [])));
+  const missing = patches.filter((p) => !found.has(p));
+  if (missing.length > 0)
+    throw new Error(
+      `${pathName}: ${workflowId} recorded no marker of ${missing.join(', ')} (found ${[...found].join(', ') || 'none'})`,
+    );
 }
 
 /** Saves a workflow's histories: one file, or one per execution when it continued as new. */

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { DecisionMessage } from '../../../src/common/decision';
-import type { GateState } from '../../../src/common/gate-state';
 import type { AuditEvent } from '../../../src/common/audit';
 import { GateClient } from '../../../src/client/gate-client';
 import { prepareCreate } from '../../../src/client/create-request';
@@ -9,66 +7,12 @@ import { startOptions } from '../../../src/client/start-options';
 import { parsePolicyText } from '../../../src/policy/parse';
 import { AuditStore } from '../../../src/store/audit-store';
 import { openDb } from '../../../src/store/db';
+import { GrantStore } from '../../../src/store/grant-store';
 import { getGateQuery } from '../../../src/workflow/gate/messages';
-import { saveExecutions, voteAsFinance } from './common';
-
-/** The requesting agent of every gate in this set. */
-const AGENT = 'agent_billing';
-
-/** The clients a path drives its gate with, as the API would. */
-interface Clients {
-  client: Client;
-  taskQueue: string;
-  /** The API's GateClient with the audit store and no webhook receivers: it writes its updates' events itself. */
-  callerWrites: GateClient;
-  /** The API's GateClient where webhook receivers may exist: the gate writes every event and sends the webhooks. */
-  gateWrites: GateClient;
-  /** As `gateWrites`, under a rule file: two `finance` approvals for refunds. */
-  finance: GateClient;
-}
-
-interface GatePath {
-  /** Opens the gate and moves it to its end; returns its id. */
-  drive(c: Clients): Promise<string>;
-  /** Where the gate must end; a recording that went elsewhere is refused. */
-  expect: GateState['status'];
-}
-
-/** A create body for a 145 USD refund, unique per call. */
-function refund(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    correlation_id: `corr_${randomUUID().slice(0, 8)}`,
-    trigger_event_id: `ticket_${randomUUID()}`,
-    action: 'stripe.refund.create',
-    target: 'ch_3MvICBLkdIwHu7ix0Yx87a11',
-    summary: 'Full refund for a damaged shipment',
-    blast_radius: { currency: 'usd', amount_cents: 14500 },
-    args: { charge: 'ch_3MvICBLkdIwHu7ix0Yx87a11', amount: 14500, reason: 'requested_by_customer' },
-    preconditions: { account_status: 'active' },
-    ttl_seconds: 3600,
-    ...over,
-  };
-}
-
-async function create(gates: GateClient, over: Record<string, unknown> = {}) {
-  const { request } = await gates.create(refund(over), { agentId: AGENT });
-  return request;
-}
-
-function vote(sha: string, over: Partial<DecisionMessage> = {}): DecisionMessage {
-  return {
-    decision_id: `dec_${randomUUID()}`,
-    reviewer_id: 'reviewer_alice',
-    decision: 'approve',
-    payload_sha256: sha,
-    ...over,
-  };
-}
-
-async function ended(c: Clients, id: string): Promise<string> {
-  await c.client.workflow.getHandle(id).result();
-  return id;
-}
+import { expectPatches, saveExecutions, voteAsFinance } from './common';
+import { AGENT, create, ended, refund, vote, type Clients, type GatePath } from './gate-kit';
+import { JUDGED_GATE_PATHS, JUDGED_GATE_RULES } from './judged-gate-paths';
+import { deliverNotice, NOTICE_PATHS } from './notice-paths';
 
 export const GATE_PATHS: Record<string, GatePath> = {
   /** External executor: approved by update, consumed once by the agent; the client writes the events. */
@@ -202,10 +146,11 @@ function gateActivities(audit: AuditStore) {
       { webhook_receivers: 1 }
     ),
     deliverWebhooks: async () => ({ delivered: [] as string[] }),
+    deliverNotice, // a channel that takes every message (the notice paths)
   };
 }
 
-/** Records every gate path into `dir`, on a worker `withWorker` starts with the gate's store activities. */
+/** Records every gate path (0.1.0's, then those added since) into `dir`, on a worker with the gate's store activities. */
 export async function recordGatePaths(
   client: Client,
   withWorker: (activities: object, run: (taskQueue: string) => Promise<void>) => Promise<void>,
@@ -213,7 +158,9 @@ export async function recordGatePaths(
 ): Promise<void> {
   const db = openDb({ sqliteFile: ':memory:' });
   const audit = new AuditStore(db);
+  const grants = new GrantStore(db);
   await audit.migrate();
+  await grants.migrate();
   try {
     await withWorker(gateActivities(audit), async (taskQueue) => {
       const c: Clients = {
@@ -222,11 +169,19 @@ export async function recordGatePaths(
         callerWrites: new GateClient(client, { taskQueue, audit, webhookReceivers: 0 }),
         gateWrites: new GateClient(client, { taskQueue, audit }),
         finance: new GateClient(client, { taskQueue, audit, policy: parsePolicyText(FINANCE_RULES, 'rules.yaml') }),
+        judged: new GateClient(client, {
+          taskQueue,
+          audit,
+          policy: parsePolicyText(JUDGED_GATE_RULES, 'rules.yaml'),
+          grants,
+        }),
+        grants,
       };
-      for (const [name, p] of Object.entries(GATE_PATHS)) {
+      for (const [name, p] of Object.entries({ ...GATE_PATHS, ...JUDGED_GATE_PATHS, ...NOTICE_PATHS })) {
         const id = await p.drive(c);
         const state = await client.workflow.getHandle(id).query(getGateQuery);
         if (state.status !== p.expect) throw new Error(`${name}: the gate ended ${state.status}; expected ${p.expect}`);
+        await expectPatches(client, name, id, p.patches ?? []);
         const executions = await saveExecutions(client, dir, name, id, state.status);
         if (name === 'continue-as-new' && executions < 2)
           throw new Error(`continue-as-new: the gate ran in ${executions} execution; expected it to continue as new`);

@@ -8,6 +8,7 @@ import { AuditStore } from '../../../src/store/audit-store';
 import { openDb } from '../../../src/store/db';
 import { getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
 import { saveExecutions } from './common';
+import type { Clients, GatePath } from './gate-kit';
 
 // Gates that tell reviewers (patch `gate-notices`): an escalation chain and notices at
 // creation, at each level and at the end. Recorded into histories/unreleased/gate/ until
@@ -16,10 +17,12 @@ import { saveExecutions } from './common';
 const AGENT = 'agent_billing';
 const TARGETS = { requested: ['slack:#refunds', 'email:leads@example.com'] };
 
-interface NoticePath {
-  drive(gates: GateClient, client: Client): Promise<string>;
-  expect: GateState['status'];
+/** A path of this set: driven with the API's GateClient where the gate writes its trail. */
+interface NoticePath extends Omit<GatePath, 'drive'> {
+  drive(c: Pick<Clients, 'client' | 'gateWrites'>): Promise<string>;
 }
+
+const NOTICES = 'gate-notices';
 
 function refund(over: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -54,7 +57,7 @@ async function untilEscalated(client: Client, id: string, n: number): Promise<vo
 export const NOTICE_PATHS: Record<string, NoticePath> = {
   /** No decision: told at creation, escalated twice (the second level adds a role), then it expires and every message is ended. */
   'chain-expiry': {
-    drive: async (gates, client) => {
+    drive: async ({ gateWrites: gates, client }) => {
       const { request } = await gates.create(
         refund({
           ttl_seconds: 6,
@@ -72,10 +75,11 @@ export const NOTICE_PATHS: Record<string, NoticePath> = {
       return request.request_id;
     },
     expect: 'expired',
+    patches: [NOTICES],
   },
   /** Approved by quorum after level 1 (one vote before it): the chain stops, the agent consumes, the messages end. */
   'decided-between-levels': {
-    drive: async (gates, client) => {
+    drive: async ({ gateWrites: gates, client }) => {
       const { request } = await gates.create(
         refund({
           ttl_seconds: 60,
@@ -93,10 +97,11 @@ export const NOTICE_PATHS: Record<string, NoticePath> = {
       return request.request_id;
     },
     expect: 'consumed',
+    patches: [NOTICES],
   },
   /** Told at creation only (no chain), rejected: each message is ended. */
   'notified-ended': {
-    drive: async (gates, client) => {
+    drive: async ({ gateWrites: gates, client }) => {
       const { request } = await gates.create(refund({ ttl_seconds: 600, notify: TARGETS.requested }), {
         agentId: AGENT,
       });
@@ -109,11 +114,12 @@ export const NOTICE_PATHS: Record<string, NoticePath> = {
       return request.request_id;
     },
     expect: 'denied',
+    patches: [NOTICES],
   },
 };
 
 /** A channel that takes every message: Slack answers a channel and ts, email the thread root. */
-async function deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult> {
+export async function deliverNotice(input: DeliverNoticeInput): Promise<DeliverNoticeResult> {
   const channel = noticeChannel(input.target)!;
   const thread =
     channel === 'slack'
@@ -145,7 +151,7 @@ export async function recordNoticePaths(
     await withWorker(activities, async (taskQueue) => {
       const gates = new GateClient(client, { taskQueue, audit });
       for (const [name, p] of Object.entries(NOTICE_PATHS)) {
-        const id = await p.drive(gates, client);
+        const id = await p.drive({ client, gateWrites: gates });
         const state = await client.workflow.getHandle(id).query(getGateQuery);
         if (state.status !== p.expect) throw new Error(`${name}: the gate ended ${state.status}; expected ${p.expect}`);
         await saveExecutions(client, dir, name, id, state.status);

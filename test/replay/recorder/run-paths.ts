@@ -2,45 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { GateState } from '../../../src/common/gate-state';
-import type { ScriptedTurn } from '../../../src/common/model-spec';
 import { getGateQuery } from '../../../src/workflow/gate/messages';
-import {
-  getRunQuery,
-  respondInteractionUpdate,
-  type RunInput,
-  type RunStatus,
-} from '../../../src/workflow/agent-run/messages';
+import { getRunQuery, respondInteractionUpdate } from '../../../src/workflow/agent-run/messages';
 import type * as Harness from '../../support/run-harness';
-import { executionHistories, GATE_TYPE, saveExecutions, voteAsFinance } from './common';
+import { executionHistories, expectPatches, GATE_TYPE, saveExecutions, voteAsFinance } from './common';
 import type { History } from '../history-codec';
+import { JUDGED_RUN_PATHS } from './judged-run-paths';
+import { DRAFT, submit, type RunPath } from './run-kit';
 
 // agentRun paths: a scripted model, every real activity of the trip domain, child gates decided by update.
-
-interface RunPath {
-  turns: ScriptedTurn[];
-  /** Moves the started run to its end: a decision, an answer or a cancellation. */
-  drive(h: typeof Harness, client: Client, runId: string): Promise<unknown>;
-  /** Where the run and its child gate must end; a recording that went elsewhere is refused. */
-  expect: { run: RunStatus; gate?: GateState['status']; executions?: number };
-  /** The worker's rule file (GATE_POLICY_FILE) while this path is recorded; none when absent. */
-  rules?: string;
-  /** More of the run's input (its continue-as-new limits). */
-  input?: Partial<RunInput>;
-}
-
-/** Draft 2 days in Busan at 800,000 KRW (above the approval threshold), then validate. */
-const DRAFT: ScriptedTurn[] = [
-  {
-    content: '',
-    tool_calls: [{ id: 'c1', name: 'draft_trip_request', args: { destination: 'Busan', days: 2, budget: 800000 } }],
-  },
-  { content: '', tool_calls: [{ id: 'c2', name: 'validate_trip_request', args: {} }] },
-];
-const submit = (id: string): ScriptedTurn => ({
-  content: '',
-  tool_calls: [{ id, name: 'submit_trip_request', args: {} }],
-});
 
 export const RUN_PATHS: Record<string, RunPath> = {
   /** Submit waits for a tool gate; approved, the gate re-checks and runs the tool; the model reports the result. */
@@ -173,6 +143,13 @@ async function recordRunPath(
     throw new Error(
       `${name}: run ended ${view.status} with ${gates.length} gate(s); expected ${p.expect.run} with ${p.expect.gate ? 1 : 0}`,
     );
+  if (p.result) {
+    const m = view.messages.find((x) => x.role === 'tool' && x.tool_call_id === p.result!.call);
+    const outcome = m && 'outcome' in m ? m.outcome : undefined;
+    if (outcome !== p.result.outcome)
+      throw new Error(`${name}: call ${p.result.call} got ${outcome ?? 'no result'}; expected ${p.result.outcome}`);
+  }
+  await expectPatches(client, name, runId, p.patches?.run ?? []);
   const executions = await saveExecutions(client, dir, name, runId, view.status);
   if (executions !== (p.expect.executions ?? 1))
     throw new Error(`${name}: the run took ${executions} executions; expected ${p.expect.executions ?? 1}`);
@@ -182,11 +159,12 @@ async function recordRunPath(
     const state = await gate.query(getGateQuery);
     if (state.status !== p.expect.gate)
       throw new Error(`${name}: gate ${id} ended ${state.status}; expected ${p.expect.gate}`);
+    await expectPatches(client, name, id, p.patches?.gate ?? []);
     await saveExecutions(client, dir, name, id, state.status);
   }
 }
 
-/** Records every run path into `dir`, one worker per rule file, each with the worker's real activities. */
+/** Records every run path (0.1.0's, then those added since) into `dir`, one worker per rule file, with its real activities. */
 export async function recordRunPaths(
   client: Client,
   withWorker: (activities: object, run: (taskQueue: string) => Promise<void>) => Promise<void>,
@@ -201,7 +179,7 @@ export async function recordRunPaths(
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(tmp, 'gate.db'));
   try {
-    const paths = Object.entries(RUN_PATHS);
+    const paths = Object.entries({ ...RUN_PATHS, ...JUDGED_RUN_PATHS });
     for (const rules of [...new Set(paths.map(([, p]) => p.rules))]) {
       const policy = rules === undefined ? undefined : parsePolicyText(rules, 'rules.yaml');
       const { activities } = await createActivities({ db, domains: [tripDomain], policy });

@@ -4,70 +4,107 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { Worker, type NativeConnection } from '@temporalio/worker';
+import type { Db } from '../../../src/store/db';
 import { GATE_TENANT, getGateQuery } from '../../../src/workflow/gate/messages';
-import { save, voteAsFinance, waitUntilRunning } from './common';
+import { expectPatches, save, voteAsFinance, waitUntilRunning } from './common';
+import { JUDGED_WORKFLOW_PATHS, JUDGED_WORKFLOW_RULES } from './judged-workflow-paths';
+import type { WorkflowPath } from './workflow-kit';
 
 // User workflows (test/fixtures/library) that open gates with the workflow API, under a rule file and in a tenant.
 
 /** The fixture's rule file: two finance approvals for refunds. */
 const REFUND_RULES = 'rules:\n  - action: refund.*\n    roles: [finance]\n    min_approvals: 2\n';
 
-interface WorkflowPath {
-  /** The fixture workflow's type (frozen: it is in the file name and the history). */
-  type: string;
-  args: Record<string, unknown>;
-  /** The parent's own GateTenant, which its gates inherit when the call names no tenant. */
-  tenant?: string;
-}
-
 export const WORKFLOW_PATHS: Record<string, WorkflowPath> = {
   /** requireApproval with `tenant: 'acme'` under the refund rule: an ineligible vote, two finance approvals. */
-  'require-approval': { type: 'refundWorkflow', args: { order_id: 'R1', cents: 5000, tenant: 'acme' } },
+  'require-approval': {
+    type: 'refundWorkflow',
+    args: { order_id: 'R1', cents: 5000, tenant: 'acme' },
+    expect: 'approved',
+  },
   /** withApproval in a workflow started with GateTenant=acme: the gate inherits it; recheck, then the activity. */
-  'with-approval': { type: 'gatedRefundWorkflow', args: { order_id: 'R2', cents: 7000 }, tenant: 'acme' },
+  'with-approval': {
+    type: 'gatedRefundWorkflow',
+    args: { order_id: 'R2', cents: 7000 },
+    tenant: 'acme',
+    expect: 'executed',
+  },
 };
 
-/** Records every workflow path into `dir`, on a worker hosting the fixture workflows with the gate's plugin. */
+/** What a fixture workflow returns: requireApproval's outcome, or withApproval's gated outcome. */
+interface Ended {
+  status?: string;
+  decided_by?: string;
+  outcome?: { status: string; decided_by?: string };
+}
+
+/** Runs one path to its end, checks it, and saves the parent's history and its gate's. */
+async function recordWorkflowPath(client: Client, taskQueue: string, dir: string, name: string, p: WorkflowPath) {
+  const parent = await client.workflow.start(p.type, {
+    workflowId: `replay-${name}-${randomUUID()}`,
+    taskQueue,
+    args: [p.args],
+    ...(p.tenant ? { typedSearchAttributes: [{ key: GATE_TENANT, value: p.tenant }] } : {}),
+  });
+  const gate = client.workflow.getHandle(`${parent.workflowId}-approval-1`);
+  await waitUntilRunning(gate);
+  if (!p.decidedBy) await voteAsFinance(gate, 'rev-support');
+  const result = (await parent.result()) as Ended;
+  const status = result.outcome?.status ?? result.status ?? 'unknown';
+  if (status !== p.expect) throw new Error(`${name}: the workflow ended ${status}; expected ${p.expect}`);
+  const decidedBy = result.outcome?.decided_by ?? result.decided_by;
+  if (decidedBy !== (p.decidedBy ?? 'rev-fin-2'))
+    throw new Error(`${name}: decided by ${decidedBy ?? 'nobody'}; expected ${p.decidedBy ?? 'rev-fin-2'}`);
+  if ((await gate.describe()).typedSearchAttributes.get(GATE_TENANT) !== 'acme')
+    throw new Error(`${name}: the gate is not in tenant acme`);
+  await expectPatches(client, name, parent.workflowId, p.patches?.parent ?? []);
+  await expectPatches(client, name, gate.workflowId, p.patches?.gate ?? []);
+  save(dir, name, await parent.fetchHistory(), status);
+  save(dir, name, await gate.fetchHistory(), (await gate.query(getGateQuery)).status);
+}
+
+/**
+ * Records every workflow path (0.1.0's, then those added since) into `dir`, on a worker per
+ * rule file that hosts the fixture workflows with the gate's plugin.
+ */
 export async function recordWorkflowPaths(connection: NativeConnection, client: Client, dir: string): Promise<void> {
   const { openSqlite } = await import('../../../src/store/db');
-  const { approvalGatePlugin } = await import('../../../src/worker');
-  const libraryActivities = await import('../../fixtures/library/activities');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-wf-'));
   const db = openSqlite(path.join(tmp, 'gate.db'));
-  const policyFile = path.join(tmp, 'rules.yaml');
-  fs.writeFileSync(policyFile, REFUND_RULES);
   try {
-    const taskQueue = `replay-record-wf-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection,
-      taskQueue,
-      workflowsPath: require.resolve('../../fixtures/library/workflows'),
-      activities: { ...libraryActivities },
-      plugins: [approvalGatePlugin({ db, webhookUrls: [], policyFile })],
-    });
-    await worker.runUntil(async () => {
-      for (const [name, p] of Object.entries(WORKFLOW_PATHS)) {
-        const parent = await client.workflow.start(p.type, {
-          workflowId: `replay-${name}-${randomUUID()}`,
-          taskQueue,
-          args: [p.args],
-          ...(p.tenant ? { typedSearchAttributes: [{ key: GATE_TENANT, value: p.tenant }] } : {}),
-        });
-        const gate = client.workflow.getHandle(`${parent.workflowId}-approval-1`);
-        await waitUntilRunning(gate);
-        await voteAsFinance(gate, 'rev-support');
-        const result = (await parent.result()) as { status?: string; outcome?: { status: string } };
-        const status = result.outcome?.status ?? result.status ?? 'unknown';
-        if (status !== 'approved' && status !== 'executed')
-          throw new Error(`${name}: the workflow ended ${status}; expected approved or executed`);
-        if ((await gate.describe()).typedSearchAttributes.get(GATE_TENANT) !== 'acme')
-          throw new Error(`${name}: the gate is not in tenant acme`);
-        save(dir, name, await parent.fetchHistory(), status);
-        save(dir, name, await gate.fetchHistory(), (await gate.query(getGateQuery)).status);
-      }
-    });
+    const sets: [string, Record<string, WorkflowPath>][] = [
+      [REFUND_RULES, WORKFLOW_PATHS],
+      [JUDGED_WORKFLOW_RULES, JUDGED_WORKFLOW_PATHS],
+    ];
+    for (const [i, [rules, paths]] of sets.entries()) {
+      const policyFile = path.join(tmp, `rules-${i}.yaml`);
+      fs.writeFileSync(policyFile, rules);
+      await withFixtureWorker(connection, db, policyFile, async (taskQueue) => {
+        for (const [name, p] of Object.entries(paths)) await recordWorkflowPath(client, taskQueue, dir, name, p);
+      });
+    }
   } finally {
     await db.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** A worker hosting the fixture workflows with the gate's plugin under `policyFile`, while `run` runs. */
+async function withFixtureWorker(
+  connection: NativeConnection,
+  db: Db,
+  policyFile: string,
+  run: (taskQueue: string) => Promise<void>,
+): Promise<void> {
+  const { approvalGatePlugin } = await import('../../../src/worker');
+  const libraryActivities = await import('../../fixtures/library/activities');
+  const taskQueue = `replay-record-wf-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowsPath: require.resolve('../../fixtures/library/workflows'),
+    activities: { ...libraryActivities },
+    plugins: [approvalGatePlugin({ db, webhookUrls: [], policyFile })],
+  });
+  await worker.runUntil(() => run(taskQueue));
 }
