@@ -96,8 +96,10 @@ export function teamsWebhooks(setting: string | undefined): Map<string, string> 
  */
 export function missingChannelSetting(target: string, env: Record<string, string | undefined>): string | undefined {
   const channel = noticeChannel(target);
-  if (channel === undefined) return `${target}: not a notification target (slack:#channel, slack:@member, email:address, teams:<name>)`;
-  if (!env.GATE_PUBLIC_URL) return `${target}: GATE_PUBLIC_URL is not set (every message links to the reviewer page there)`;
+  if (channel === undefined)
+    return `${target}: not a notification target (slack:#channel, slack:@member, email:address, teams:<name>)`;
+  if (!env.GATE_PUBLIC_URL)
+    return `${target}: GATE_PUBLIC_URL is not set (every message links to the reviewer page there)`;
   if (channel === 'slack' && !env.GATE_SLACK_BOT_TOKEN) return `${target}: GATE_SLACK_BOT_TOKEN is not set`;
   if (channel === 'email' && !env.GATE_SMTP_URL) return `${target}: GATE_SMTP_URL is not set`;
   if (channel === 'email' && !env.GATE_EMAIL_FROM) return `${target}: GATE_EMAIL_FROM is not set`;
