@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ActivityInterceptorsFactory, WorkerInterceptors } from '@temporalio/worker';
-import { createTripDomain, migrateTripStore } from '../../examples/trip';
-import type { DomainAdapter, DomainSource } from '../../src/domain/types';
+import type { DomainAdapter } from '../../src/domain/types';
 import type { RecordAuditEventsInput } from '../../src/worker/activities/contracts';
 
 /**
@@ -11,9 +10,9 @@ import type { RecordAuditEventsInput } from '../../src/worker/activities/contrac
  * `<dir>/hold.<boundary>` exists, a call reaching that boundary writes
  * `<dir>/reached.<boundary>.<key>` (holding the worker's pid) and waits until the hold file is
  * removed. The driver then injects the fault (kills this very worker, the server or the
- * database) and lifts the hold. The stack's processes load this file through the worker's
- * extension points (`boundaryStackEnv`): its `domains` (GATE_DOMAINS_MODULE) and its
- * `interceptors` (GATE_WORKER_INTERCEPTORS_MODULE); the package itself carries no hook.
+ * database) and lifts the hold. The stack's processes load the holds through the worker's
+ * extension points (`boundaryStackEnv`: test/chaos/boundary-stack.ts as GATE_DOMAINS_MODULE and
+ * GATE_WORKER_INTERCEPTORS_MODULE); the package itself carries no hook.
  */
 export const BOUNDARY_DIR_ENV = 'GATE_TEST_BOUNDARY_DIR';
 
@@ -78,14 +77,6 @@ export function holdAtBoundaries(adapter: DomainAdapter): DomainAdapter {
   };
 }
 
-/** The trip example with the holds: what the chaos stack serves (GATE_DOMAINS_MODULE). */
-export const domains: DomainSource[] = [
-  async ({ db }) => {
-    await migrateTripStore(db);
-    return holdAtBoundaries(createTripDomain(db));
-  },
-];
-
 /**
  * The gate's created and result-recorded boundaries: the audit batch's event is in history,
  * its trail entry not yet written (the hold comes before `recordAuditEvents` runs).
@@ -112,7 +103,7 @@ export const interceptors: WorkerInterceptors = { activity: [auditBoundaries] };
 export function boundaryStackEnv(dir: string): Record<string, string> {
   return {
     [BOUNDARY_DIR_ENV]: dir,
-    GATE_DOMAINS_MODULE: __filename,
-    GATE_WORKER_INTERCEPTORS_MODULE: __filename,
+    GATE_DOMAINS_MODULE: path.join(__dirname, 'boundary-stack.ts'),
+    GATE_WORKER_INTERCEPTORS_MODULE: path.join(__dirname, 'boundary-stack.ts'),
   };
 }
