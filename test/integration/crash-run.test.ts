@@ -11,7 +11,8 @@ import { openSqlite, type Db } from '../../src/store/db';
 import { agentRunWorkflow } from '../../src/workflow/agent-run/agent-run';
 import { decideSignal, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
 import { getRunQuery, type RunInput, type RunView } from '../../src/workflow/agent-run/messages';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor } from '../support/processes';
+import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { crashAfterSubmitEnv } from '../support/trip-crash-domain';
 
 // An agentRun on the trip domain, its worker process SIGKILLed around the gated
