@@ -11,6 +11,7 @@ import { stackTarget, targetKey } from '../support/stack-target';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { tripDomain } from '../../examples/trip';
 import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 // In-process by default; in the production suite (GATE_STACK_TARGET) the same runs go to the stack.
 const target = stackTarget();
@@ -20,23 +21,8 @@ let worker: RunningWorker | undefined;
 let db: Db | undefined;
 const keys: Record<'agent' | 'otherAgent' | 'reviewer', string> = { agent: '', otherAgent: '', reviewer: '' };
 
-async function call(
-  method: string,
-  p: string,
-  key: string | undefined,
-  body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${baseUrl}${p}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(baseUrl, method, p, key, body);
 
 const scenario = (name: string) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));

@@ -15,6 +15,7 @@ import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
 import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * Every route of the API against every kind of caller. The routes come from the server
@@ -49,27 +50,10 @@ const K = {
   aReviewerNoRole: '',
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
+type Res = ApiResponse;
 
-async function call(method: string, p: string, key?: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${api.url}${p}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* HTML (the reviewer page) */
-  }
-  return { status: res.status, body: parsed };
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(api.url, method, p, key, body);
 
 const scenario = (name: string) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));

@@ -23,6 +23,7 @@ import { decidePending, startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
 import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * A version 2 rule file on the dev server, from every front door: HTTP creates, an agent
@@ -153,21 +154,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
-
-async function call(method: string, p: string, key: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${url}${p}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(url, method, p, key, body);
 
 /** A gate once its first task has run (not the visibility summary), in `status`. */
 const gateIn = (id: string, status: string) =>

@@ -23,6 +23,7 @@ import * as libraryActivities from '../fixtures/library/activities';
 import { startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * GATE_POLICY_FILE applies to every gate, whatever opens it: the API's creates, an agent
@@ -103,21 +104,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
-
-async function call(method: string, p: string, key: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${url}${p}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(url, method, p, key, body);
 
 /** The pending gate as acme's finance reviewer sees it, once its first task has run. */
 const pending = (id: string) =>
