@@ -25,7 +25,15 @@ module.exports = {
     '^approval-gate/(worker|workflow|client|webhooks|api)$': '<rootDir>/src/$1',
     '^approval-gate/(ai-sdk|openai-agents|langchain)$': '<rootDir>/src/adapters/$1',
   },
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+    // As in jest.config.js: the CEL library ships ES modules only, which jest's module system does not load.
+    '/node_modules/@marcbachmann/cel-js/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],
   globalSetup: '<rootDir>/test/production/global-setup.ts',
   globalTeardown: '<rootDir>/test/production/global-teardown.ts',
   testSequencer: '<rootDir>/test/production/sequencer.js',
