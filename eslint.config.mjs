@@ -99,7 +99,8 @@ export default tseslint.config(
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: import.meta.dirname })],
     },
-    rules: { 'import-x/no-cycle': 'error' },
+    // Packages are not followed: a cycle among them is not ours, and parsing them was most of the rule's cost.
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Pure logic: src/common and src/policy, but for the one file that reads a rule file from disk.
