@@ -1,7 +1,10 @@
 // Lint: typescript-eslint's recommended rules with the type-aware promise rules, plus the sandbox rules from Temporal's
 // samples: workflow code and the pure core import no Node built-ins (and the core no Temporal),
-// and workflow code imports activities, stores, domains and models as types only.
+// and workflow code imports activities, stores, domains and models as types only; no import
+// cycles in src (import-x/no-cycle; test/unit/import-cycles.test.ts also counts type-only imports).
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
@@ -86,6 +89,18 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // A cycle shows a layering problem: move what both sides need into a module of its own.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: import.meta.dirname })],
+    },
+    // Packages are not followed: a cycle among them is not ours, and parsing them was most of the rule's cost.
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Pure logic: src/common, src/policy (but for the one file that reads a rule file from disk)

@@ -1,7 +1,8 @@
 /** One server for the whole suite: globalSetup starts a Temporal dev server and bundles the workflows once. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // bench/test: the benchmark's own unit tests, beside the code they test.
+  roots: ['<rootDir>/test', '<rootDir>/bench'],
   testMatch: ['**/*.test.ts'],
   // The production suite runs on its own stack: `npm run test:production` (test/production/jest.config.js).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/production/'],

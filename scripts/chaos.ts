@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WORKER_BOUNDARIES, type WorkerBoundary } from '../src/worker/activities/boundaries';
+import { boundaryStackEnv, WORKER_BOUNDARIES, type WorkerBoundary } from '../test/chaos/boundaries';
 import { emptyCell, runBatch, type CellResult } from '../test/chaos/engine';
 import { chaosContext } from '../test/chaos/context';
 import { FAULTS, type Fault } from '../test/chaos/faults';
@@ -64,11 +64,12 @@ async function main(): Promise<number> {
     GATE_PORT: String(await freePort()),
     GATE_STACK_PG_PORT: String(await freePort()),
     GATE_STACK_TEMPORAL_PORT: String(await freePortRange(11)),
-    GATE_TEST_BOUNDARY_DIR: path.join(dir, 'boundaries'),
+    // The holds: test/chaos/boundaries.ts, loaded by the stack's workers as their domains and interceptors.
+    ...boundaryStackEnv(path.join(dir, 'boundaries')),
     GATE_LOG_LEVEL: 'warn',
     GATE_WEBHOOK_URLS: '',
   };
-  fs.mkdirSync(env.GATE_TEST_BOUNDARY_DIR!);
+  fs.mkdirSync(path.join(dir, 'boundaries'));
   const full = { ...process.env, ...env };
   const info = JSON.parse(gate(['stack', 'up', '--json'], full)) as { api_url: string; database_url: string };
   console.error(`chaos: stack up in ${dir}`);

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { digest } from 'approval-gate';
 import { DraftRefArgs, SubmitTripInput, TripDraftContent, TripTool, formatDays, formatKrw } from './policy';
 import type { Db } from 'approval-gate/worker';
@@ -16,9 +15,6 @@ import {
   latestValidation,
   submissionForDraft,
 } from './store';
-
-/** Env var of the crash test: names a file; when it exists the process dies right after a submission commits. */
-export const CRASH_AFTER_SUBMIT_ENV = 'GATE_TEST_CRASH_AFTER_SUBMIT';
 
 /**
  * Runs one trip tool. Writes are idempotent by `key` (see `runOnce`). The tool's own
@@ -99,7 +95,7 @@ async function validate(tx: Db, sessionId: string, draftId: string | undefined):
 async function submit(db: Db, sessionId: string, input: SubmitTripInput, key: string): Promise<ToolOutput> {
   if (input.session_id !== sessionId)
     throw new DomainToolError(`The submit input belongs to session ${input.session_id}, not ${sessionId}.`);
-  const { output, fresh } = await runOnce(db, key, { sessionId, tool: TripTool.Submit, input }, async (tx) => {
+  const { output } = await runOnce(db, key, { sessionId, tool: TripTool.Submit, input }, async (tx) => {
     const d = await getDraft(tx, sessionId, input.draft_id);
     if (!d) throw new DomainToolError(`Draft ${input.draft_id} does not exist in this session.`);
     if (d.version !== input.draft_version || d.content_sha256 !== digest(contentOf(input)))
@@ -125,14 +121,5 @@ async function submit(db: Db, sessionId: string, input: SubmitTripInput, key: st
       },
     };
   });
-  if (fresh) crashForTestIfAsked();
   return output;
-}
-
-/** One-shot crash hook of the crash test: the effect has committed, the activity has not returned. */
-function crashForTestIfAsked(): void {
-  const marker = process.env[CRASH_AFTER_SUBMIT_ENV];
-  if (!marker || !fs.existsSync(marker)) return;
-  fs.unlinkSync(marker); // one shot: the retried activity must not crash again
-  process.kill(process.pid, 'SIGKILL');
 }

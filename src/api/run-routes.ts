@@ -4,7 +4,7 @@ import { ConversationStore } from '../store/conversation-store';
 import { verifyChain } from '../common/audit';
 import type { GateConfig } from '../config';
 import { principalOf, scopeOfRequest } from './auth';
-import type { RouteContext } from './server';
+import type { RouteContext } from './route-context';
 
 /**
  * `/v1/runs` (agent runs through the front door), for the domains the server was given

@@ -31,7 +31,7 @@ import { SigningKeys, signingKeyFilesOf } from '../evidence/signing-keys';
 import { runRoutes } from './run-routes';
 import { createDomainRegistry, resolveDomains, type DomainRegistry } from '../domain/registry';
 import type { DomainSource } from '../domain/types';
-import { keyAuth, scopeOfRequest, type RequireKey } from './auth';
+import { keyAuth, scopeOfRequest } from './auth';
 import { visibleRunIds } from '../client/run-client';
 import { GateError } from '../client/gate-error';
 import { BODY_LIMIT_BYTES, frameworkErrors, installErrorHandlers, installJsonParser, MAX_PARAM_LENGTH } from './errors';
@@ -41,31 +41,10 @@ import type { TrustProxy } from './trust-proxy';
 import { ApiMetrics, metricsRoutes } from './metrics';
 import { requestSpans } from '../telemetry/api-tracing';
 import { activeTracing } from '../telemetry/tracing';
+import type { ExtraRoutes, RouteContext } from './route-context';
+
+export type { ExtraRoutes, RouteContext } from './route-context';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-
-/** What an extra router gets: the auth hooks and the shared services. */
-export interface RouteContext {
-  /** `onRequest` hook: `requireKey('agent')`, `requireKey('reviewer')`, or `requireKey()` for either. */
-  requireKey: RequireKey;
-  gate: GateClient;
-  keys: KeyStore;
-  audit: AuditStore;
-  /** The Temporal client, when the server was given one (always under `startApiServer`). */
-  temporal?: Client;
-  /** The store the API opened (domain tables live there too). */
-  db?: Db;
-  /** The domains this API serves (their names are what `POST /v1/runs` accepts). */
-  domains: DomainRegistry;
-}
-
-/**
- * Hook for routes owned elsewhere (`/v1/runs`, `/v1/domains/...`). Registered as a fastify
- * plugin after the approval routes, inheriting the JSON parser and the error handler: throw
- * GateError (or any error with `status` and `code`) and the caller gets `{ error: {...} }`.
- *
- * @example extraRoutes: (app, { requireKey }) => app.post('/v1/runs', { onRequest: requireKey('agent') }, handler)
- */
-export type ExtraRoutes = (app: FastifyInstance, ctx: RouteContext) => void | Promise<void>;
 
 export interface ApiServerDeps {
   gate: GateClient;

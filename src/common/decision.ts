@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { FileDuration } from '../policy/policy-v2';
-import type { IssuedGrant } from './gate-types';
+import type { IssuedGrant } from './grant';
 
 /** The three decision words; anything else ("Approve", "yes") is refused, never guessed. */
 export const DecisionWord = sharedSchema('decision.DecisionWord', () => z.enum(['approve', 'reject', 'modify']));

@@ -4,6 +4,9 @@ import type { EvidencePayload, Executor, Snapshot } from './evidence';
 import type { ApprovalStatus } from './lifecycle';
 import type { PolicyDecision, ShadowResult } from '../policy/policy-evidence';
 import type { DeliverNoticeInput, NoticeChannel, NoticeThread } from './notice';
+import type { IssuedGrant, VoteGrant } from './grant';
+
+export type { IssuedGrant, VoteGrant } from './grant';
 
 // The gate's data: what the workflow is started with, holds, and returns.
 
@@ -53,28 +56,6 @@ export interface GateInput {
   policy_decision?: PolicyDecision;
   /** What the file's warn and audit rules would have done: each a `policy.shadow` event in the trail. */
   policy_shadow?: ShadowResult[];
-}
-
-/** A standing grant asked for in an approving vote (see `GrantRequest`), its duration in seconds. */
-export interface VoteGrant {
-  for_seconds: number;
-  max_uses: number;
-  when?: string;
-}
-
-/** A standing grant the gate's full quorum gave: what the API stores (src/store/grant-store.ts). */
-export interface IssuedGrant extends VoteGrant {
-  grant_id: string;
-  /** The gate whose approval gave it. */
-  request_id: string;
-  rule_id: string;
-  policy_sha256: string;
-  agent_id: string;
-  action: string;
-  target: string;
-  reviewers: string[];
-  issued_at: string;
-  expires_at: string;
 }
 
 /** A webhook a gate still has to deliver (the body of a `deliverWebhooks` call). */

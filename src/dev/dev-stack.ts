@@ -4,6 +4,7 @@ import { loadConfig, type GateConfig } from '../config';
 import { createGateWorker, type GateWorker } from '../worker/create-gate-worker';
 import { startApiServer } from '../api/server';
 import { configuredDomains } from '../domain/configured';
+import { configuredInterceptors } from '../worker/configured-interceptors';
 import type { DomainSource } from '../domain/types';
 import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startDevServer, type DevServer } from './temporal-cli';
@@ -53,7 +54,7 @@ export async function startDevStack(
   const withAddress: GateConfig = { ...cfg, temporalAddress: address };
   let worker: GateWorker | undefined;
   try {
-    worker = await createGateWorker({ ...withAddress, domains });
+    worker = await createGateWorker({ ...withAddress, domains, interceptors: configuredInterceptors() });
     const running = worker.run();
     running.catch((err) => log(`worker stopped: ${String(err)}`));
     // One process: the API shares the worker's connection (its creates start eagerly on it with GATE_EAGER_START).

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sharedSchema } from '../common/shared-schema';
-import { ActionPattern, RoleName } from './reviewer-policy';
+import { ActionPattern, RoleName } from './names';
 
 // Version 2 of the rule file (GATE_POLICY_FILE): which calls need a person at all, not only
 // who decides them. Pure schemas; src/policy/compile.ts turns a validated file into rules

@@ -2,30 +2,12 @@ import { z } from 'zod';
 import { brandErrorClass, ConfigurationError } from '../common/errors';
 import { sharedSchema } from '../common/shared-schema';
 import type { PolicyFileV2 } from './policy-v2';
+import { ActionPattern, RoleName } from './names';
+
+export { ActionPattern, RoleName } from './names';
 
 // Who may decide what: the server-side rule file (GATE_POLICY_FILE), matched by action.
 // Pure: the loader in src/policy reads and parses the file; this module validates and matches.
-
-/** A role name as keys and ID tokens carry it: `finance`, `ops-oncall`, `team:payments`. */
-export const RoleName = sharedSchema('reviewer-policy.RoleName', () =>
-  z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/,
-      'a role is letters, digits and . _ : @ / -, starting with a letter or digit',
-    ),
-);
-
-/** An action pattern: a namespaced verb where `*` stands for any run of characters (`refund.*`, `*`). */
-export const ActionPattern = sharedSchema('reviewer-policy.ActionPattern', () =>
-  z
-    .string()
-    .min(1)
-    .max(100)
-    .regex(/^(\*|[a-z0-9_*]+(\.[a-z0-9_*]+)*)$/, 'an action pattern is dot-separated lower-case words and * wildcards'),
-);
 
 /** One rule: the actions it covers, who may decide them, and how many must approve. */
 export const PolicyRule = sharedSchema('reviewer-policy.PolicyRule', () =>

@@ -1,7 +1,19 @@
-import type { KeyKind } from '../common/tenant';
-import type { KeyInfo } from './key-store';
+import type { KeyKind, Principal } from '../common/tenant';
 
 // One `api_keys` row as the database returns it, and what it means at a given time.
+
+/** A stored key without its secret: who holds it, what it may do, and where it is in its life. */
+export interface KeyInfo extends Principal {
+  roles: string[];
+  status: KeyStatus;
+  created_at: string;
+  expires_at?: string;
+  revoked_at?: string;
+  last_used_at?: string;
+  rotated_at?: string;
+  /** While a rotation's grace period runs: when the previous key stops working. */
+  previous_key_until?: string;
+}
 
 /** A row of `api_keys`; times are ISO strings, null when unset. */
 export interface KeyRow {

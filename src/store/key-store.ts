@@ -2,28 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { brandErrorClass, ConfigurationError } from '../common/errors';
 import { checkTenant, DEFAULT_TENANT, type KeyKind, type Principal } from '../common/tenant';
 import { addColumnIfMissing, migrateUnderLock, PG_MIGRATION_LOCK, type Db } from './db';
-import { infoOf, parseRoles, type KeyRow, type KeyStatus } from './key-row';
+import { infoOf, parseRoles, type KeyInfo, type KeyRow } from './key-row';
 
 export { KeyKind, type Principal } from '../common/tenant';
-export type { KeyStatus } from './key-row';
+export type { KeyInfo, KeyStatus } from './key-row';
 
 /** A key as `create` and `rotate` hand it out: the only time the plain key exists outside its holder. */
 export interface CreatedKey extends Principal {
   key: string;
   expires_at?: string;
-}
-
-/** A stored key without its secret: who holds it, what it may do, and where it is in its life. */
-export interface KeyInfo extends Principal {
-  roles: string[];
-  status: KeyStatus;
-  created_at: string;
-  expires_at?: string;
-  revoked_at?: string;
-  last_used_at?: string;
-  rotated_at?: string;
-  /** While a rotation's grace period runs: when the previous key stops working. */
-  previous_key_until?: string;
 }
 
 /** Why `check` turned a key away; the API answers 401 with this reason. */

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerInterceptors, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, temporalAddressOf, type GateConfig } from '../config';
 import { createActivities } from './activities';
 import type { DomainSource } from '../domain/types';
 import type { Model, ModelSpec } from '../common/model-spec';
 import { configuredDomains } from '../domain/configured';
+import { configuredInterceptors } from './configured-interceptors';
 import { loadPolicyFile } from '../policy/load-file';
 import { ensureSearchAttributes } from './search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/search-attributes';
@@ -36,7 +37,8 @@ export function gateDbFile(cfg: Pick<GateConfig, 'dataDir'>): string {
  * Prebuilt workflow bundle (production) if present, else bundle from source at start. With
  * tracing on, always from source: the OpenTelemetry workflow interceptors must be inside the
  * bundle, and the prebuilt one is built without them (no cost when tracing is off). The same
- * with stack traces on (GATE_WORKFLOW_STACK_TRACES): the prebuilt bundle captures none.
+ * with stack traces on (GATE_WORKFLOW_STACK_TRACES): the prebuilt bundle captures none. And
+ * with workflow interceptor modules of the user's, which the SDK ignores beside a prebuilt bundle.
  */
 function workflowSource(
   fromSource: boolean,
@@ -67,6 +69,12 @@ export interface GateWorkerOptions extends Partial<GateConfig> {
    * credentials may not register them still starts, and says which to register by hand.
    */
   registerSearchAttributes?: boolean;
+  /**
+   * Your worker interceptors (tracing, auditing, ...), as the SDK's `WorkerOptions.interceptors`;
+   * `gate worker` and `gate dev` take them from GATE_WORKER_INTERCEPTORS_MODULE. Workflow
+   * interceptor modules make the worker bundle its workflows at start: the prebuilt bundle has none.
+   */
+  interceptors?: WorkerInterceptors;
 }
 
 /**
@@ -75,7 +83,7 @@ export interface GateWorkerOptions extends Partial<GateConfig> {
  * when Temporal is unreachable or a domain name is registered twice.
  */
 export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWorker> {
-  const { domains, createModel, registerSearchAttributes = true, ...overrides } = opts;
+  const { domains, createModel, registerSearchAttributes = true, interceptors, ...overrides } = opts;
   const cfg: GateConfig = { ...loadConfig(), ...definedOnly(overrides) };
   // Before anything opens: a bad rule file stops the worker with every problem named, as it stops the API.
   const policy = cfg.policyFile ? loadPolicyFile(cfg.policyFile) : undefined;
@@ -102,7 +110,11 @@ export async function createGateWorker(opts: GateWorkerOptions): Promise<GateWor
     connection,
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
-    ...workflowSource(!!tracing || cfg.workflowStackTraces, cfg.workflowStackTraces),
+    ...workflowSource(
+      !!tracing || cfg.workflowStackTraces || !!interceptors?.workflowModules?.length,
+      cfg.workflowStackTraces,
+    ),
+    ...(interceptors ? { interceptors } : {}),
     // Client, workflow and activity spans, the workflow's exported through a sink (not on replay).
     ...(tracing
       ? { plugins: [new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor })] }
@@ -140,7 +152,7 @@ export async function runWorker(opts: { json?: boolean } = {}): Promise<void> {
   // Before any connection: the runtime's logger and, with GATE_WORKER_METRICS_ADDRESS, its Prometheus endpoint.
   installWorkerRuntime({ metricsAddress: cfg.workerMetricsAddress, logLevel: process.env.GATE_LOG_LEVEL ?? 'info' });
   const tracing = startTracing('approval-gate-worker'); // off unless OTEL_TRACES_EXPORTER / an OTLP endpoint is set
-  const w = await createGateWorker({ ...cfg, domains: configuredDomains() });
+  const w = await createGateWorker({ ...cfg, domains: configuredDomains(), interceptors: configuredInterceptors() });
   const stop = (): void => void w.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkerBoundary } from '../../src/worker/activities/boundaries';
+import type { WorkerBoundary } from './boundaries';
 import type { StackSettings } from '../../src/stack/settings';
 import type { Db } from '../../src/store/db';
 import { inject, type Fault } from './faults';

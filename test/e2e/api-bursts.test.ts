@@ -14,7 +14,7 @@ import { openDb, type Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { freePort } from '../support/ports';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { tripDomain } from '../../examples/trip';
 

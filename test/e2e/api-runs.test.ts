@@ -10,6 +10,8 @@ import { freePort } from '../support/ports';
 import { stackTarget, targetKey } from '../support/stack-target';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { tripDomain } from '../../examples/trip';
+import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 // In-process by default; in the production suite (GATE_STACK_TARGET) the same runs go to the stack.
 const target = stackTarget();
@@ -19,39 +21,17 @@ let worker: RunningWorker | undefined;
 let db: Db | undefined;
 const keys: Record<'agent' | 'otherAgent' | 'reviewer', string> = { agent: '', otherAgent: '', reviewer: '' };
 
-async function call(
-  method: string,
-  p: string,
-  key: string | undefined,
-  body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${baseUrl}${p}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function until<T>(f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(baseUrl, method, p, key, body);
 
 const scenario = (name: string) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));
 const runView = (id: string) => call('GET', `/v1/runs/${id}`, keys.agent).then((r) => r.body);
 const pendingGate = (id: string) =>
-  until(async () => (await runView(id)).pending_approvals?.[0]?.request_id as string | undefined);
+  waitFor(
+    "the run's pending gate",
+    async () => (await runView(id)).pending_approvals?.[0]?.request_id as string | undefined,
+  );
 
 beforeAll(async () => {
   if (target) {
@@ -112,7 +92,7 @@ describe('runs over HTTP', () => {
     expect(started.status).toBe(201);
     const runId = started.body.run_id;
     const requestId = await pendingGate(runId);
-    const listed = await until(async () => {
+    const listed = await waitFor('the gate listed', async () => {
       const r = await call('GET', '/v1/approvals?status=requested', keys.reviewer);
       return (r.body.approvals as { request_id: string; payload_sha256: string }[]).find(
         (a) => a.request_id === requestId,
@@ -130,10 +110,12 @@ describe('runs over HTTP', () => {
         })
       ).status,
     ).toBe(200);
-    const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
+    const done = await waitFor('the run completed', async () =>
+      (await runView(runId)).status === 'completed' ? runView(runId) : undefined,
+    );
     expect(done.final_answer).toContain('800,000 KRW');
     // The run's view says `completed` just before its last event is written: wait for that write.
-    const trail = await until(async () => {
+    const trail = await waitFor('run.completed in the run trail', async () => {
       const body = (await call('GET', `/v1/runs/${runId}/audit`, keys.reviewer)).body;
       return body.events.at(-1)?.event_type === 'run.completed' ? body : undefined;
     });
@@ -174,7 +156,10 @@ describe('runs over HTTP', () => {
       },
     };
     const runId = (await call('POST', '/v1/runs', keys.agent, body)).body.run_id;
-    const iid = await until(async () => (await runView(runId)).pending_interactions?.[0]?.id as string | undefined);
+    const iid = await waitFor(
+      "the run's pending interaction",
+      async () => (await runView(runId)).pending_interactions?.[0]?.id as string | undefined,
+    );
     const wrong = await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: 'yes' });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error.message).toMatch(/CONFIRM takes true or false/);
@@ -187,7 +172,9 @@ describe('runs over HTTP', () => {
     expect((await call('POST', `/v1/runs/${runId}/interactions/${iid}`, keys.reviewer, { value: true })).status).toBe(
       200,
     );
-    const done = await until(async () => ((await runView(runId)).status === 'completed' ? runView(runId) : undefined));
+    const done = await waitFor('the run completed', async () =>
+      (await runView(runId)).status === 'completed' ? runView(runId) : undefined,
+    );
     expect(done.final_answer).toBe('answer: true');
   });
 
@@ -199,7 +186,7 @@ describe('runs over HTTP', () => {
     // Another agent's run is not there for it (404, as for no run at all).
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.otherAgent, {})).status).toBe(404);
     expect((await call('POST', `/v1/runs/${runId}/cancel`, keys.agent, {})).status).toBe(202);
-    await until(async () => ((await runView(runId)).status === 'cancelled' ? true : undefined));
+    await waitFor('the run cancelled', async () => ((await runView(runId)).status === 'cancelled' ? true : undefined));
     const late = await call('POST', `/v1/approvals/${requestId}/decision`, keys.reviewer, {
       decision: 'approve',
       payload_sha256: gate.payload_sha256,

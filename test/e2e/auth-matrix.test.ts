@@ -14,6 +14,8 @@ import { generateSigningKey } from '../../src/evidence/signing-keys';
 import { freePort } from '../support/ports';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
+import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * Every route of the API against every kind of caller. The routes come from the server
@@ -48,37 +50,10 @@ const K = {
   aReviewerNoRole: '',
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
+type Res = ApiResponse;
 
-async function call(method: string, p: string, key?: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${api.url}${p}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* HTML (the reviewer page) */
-  }
-  return { status: res.status, body: parsed };
-}
-
-async function until<T>(f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(api.url, method, p, key, body);
 
 const scenario = (name: string) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'scenarios', `${name}.json`), 'utf8'));
@@ -113,11 +88,11 @@ async function waitingRun(): Promise<string> {
 /** A decision on the pending gate of one of A's runs (under the worker's `trip.*` rule). */
 async function runGateDecision(): Promise<Target> {
   const runId = await waitingRun();
-  const id = await until(async () => {
+  const id = await waitFor("the run's pending gate", async () => {
     const v = await call('GET', `/v1/runs/${runId}`, K.aAgent);
     return v.body.pending_approvals?.[0]?.request_id as string | undefined;
   });
-  const g = await until(async () => {
+  const g = await waitFor('the gate requested', async () => {
     const r = await call('GET', `/v1/approvals/${id}`, K.aReviewer);
     return r.status === 200 && r.body.status === 'requested' ? r.body : undefined;
   });
@@ -363,7 +338,7 @@ const COLUMNS: Record<string, Column> = {
       const t = await spec.target();
       if (spec.shape === 'list') {
         // Wait until A itself sees it, so its absence for B is not just visibility lag.
-        await until(async () => {
+        await waitFor('the row listed for its owner', async () => {
           const own = await call(method, t.path, K.aReviewer);
           return own.status === 200 && t.listed!(own.body) ? true : undefined;
         });
@@ -415,7 +390,7 @@ const COLUMNS: Record<string, Column> = {
       const r = await call(method, target.path, K.aReviewerNoRole, target.body);
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({ code: 'ineligible_reviewer', details: { roles_needed: ['finance'] } });
-      const trail = await until(async () => {
+      const trail = await waitFor('the refused decision in the trail', async () => {
         const a = await call('GET', `/v1/approvals/${target.id!}/audit`, K.aReviewer);
         const refused = (a.body.events as { event_type: string; actor_id: string; data: { refusal?: string } }[]).find(
           (e) => e.event_type === 'decision.refused' && e.actor_id === 'acme-rev-norole',
@@ -432,7 +407,7 @@ const COLUMNS: Record<string, Column> = {
     if (spec.shape === 'public' || spec.shape === 'create' || spec.shape === 'tool') return 'n/a';
     const t = await spec.target();
     if (spec.shape === 'list') {
-      await until(async () => {
+      await waitFor('the row listed for its owner', async () => {
         const own = await call(method, t.path, K.aAgent);
         return own.status === 200 && t.listed!(own.body) ? true : undefined;
       });
@@ -447,7 +422,7 @@ const COLUMNS: Record<string, Column> = {
     for (const key of keys) {
       const t = await spec.target();
       if (spec.shape === 'list') {
-        const r = await until(async () => {
+        const r = await waitFor('the row listed', async () => {
           const x = await call(method, t.path, key);
           return x.status === 200 && t.listed!(x.body) ? x : undefined;
         });
@@ -509,7 +484,7 @@ beforeAll(async () => {
 
   // One trip of A's, run to its submission.
   const runId = await waitingRun();
-  submittedRequestId = await until(async () => {
+  submittedRequestId = await waitFor("the run's pending gate", async () => {
     const v = await call('GET', `/v1/runs/${runId}`, K.aAgent);
     return v.body.pending_approvals?.[0]?.request_id as string | undefined;
   });
@@ -519,7 +494,7 @@ beforeAll(async () => {
     payload_sha256: gate.body.payload_sha256,
   });
   expect(d.status).toBe(200);
-  await until(async () =>
+  await waitFor('the run completed', async () =>
     (await call('GET', `/v1/runs/${runId}`, K.aAgent)).body.status === 'completed' ? true : undefined,
   );
   const left = Date.parse(expiresAt) - Date.now();

@@ -38,14 +38,3 @@ export async function launchChromium(): Promise<Browser> {
     ],
   });
 }
-
-/** Polls `check` until it returns a value other than undefined; throws with `what` after `ms`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

@@ -10,7 +10,8 @@ import { KeyStore } from '../../src/store/key-store';
 import { dashboardMetricNames } from '../support/dashboard';
 import { parseExposition, sampleValue, type Sample } from '../support/prometheus';
 import { freePort } from '../support/ports';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor, type WorkerProcess } from '../support/processes';
+import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, type WorkerProcess } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { evidence } from './api-harness';
 
 let api: RunningApi;

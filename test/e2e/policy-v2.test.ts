@@ -22,6 +22,8 @@ import * as libraryActivities from '../fixtures/library/activities';
 import { decidePending, startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { evidence } from './api-harness';
+import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * A version 2 rule file on the dev server, from every front door: HTTP creates, an agent
@@ -152,42 +154,19 @@ afterAll(async () => {
   await db?.close();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
-
-async function call(method: string, p: string, key: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${url}${p}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function until<T>(f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(url, method, p, key, body);
 
 /** A gate once its first task has run (not the visibility summary), in `status`. */
 const gateIn = (id: string, status: string) =>
-  until(async () => {
+  waitFor(`gate ${id} ${status}`, async () => {
     const r = await call('GET', `/v1/approvals/${id}`, K.rev);
     return r.status === 200 && !r.body.stale && r.body.status === status ? r.body : undefined;
   });
 
 /** The gate's audit trail once it holds an event of `type`. */
 const trailWith = (id: string, type: string) =>
-  until(async () => {
+  waitFor(`${type} in the trail of ${id}`, async () => {
     const r = await call('GET', `/v1/approvals/${id}/audit`, K.rev);
     const events = r.body.events as { event_type: string; actor_id: string; actor_type: string; data: any }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
     return events.some((e) => e.event_type === type) ? events : undefined;
@@ -432,7 +411,7 @@ describe('a version 2 rule file in an agent run', () => {
     const runId = await startRun(client, runWorker.taskQueue, turns('Busan', 50000));
     const v = await waitForRun(client, runId, (r) => r.status === 'completed');
     expect(submitResult(v)).toMatchObject({ outcome: 'success' });
-    const trail = await until(async () => {
+    const trail = await waitFor('policy.allowed in the run trail', async () => {
       const t = await runAudit(runId);
       return t.some((e) => e.event_type === 'policy.allowed' && e.data.tool === 'submit_trip_request') ? t : undefined;
     });

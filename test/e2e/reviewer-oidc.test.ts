@@ -5,7 +5,8 @@ import { validatePolicy } from '../../src/policy/reviewer-policy';
 import { startIdp, type TestIdp } from '../support/oidc-idp';
 import { freePort } from '../support/ports';
 import { ApiHarness, evidence } from './api-harness';
-import { launchChromium, skipBrowserTests, until } from './browser';
+import { launchChromium, skipBrowserTests } from './browser';
+import { waitFor } from '../support/wait';
 
 // People sign in to the reviewer page at a real OpenID provider (oidc-provider, its own
 // process), through its authorization-code flow in headless Chromium: the login form, the
@@ -41,7 +42,7 @@ suite('reviewer sign-in with OpenID Connect', () => {
     await page.locator('button:has-text("Continue")').click();
     await page.waitForURL(`${h.url}/`);
     await page.fill('#target', target);
-    await until(`${login} to see the refund listed`, async () => {
+    await waitFor(`${login} to see the refund listed`, async () => {
       await page.click('#refresh');
       await page.waitForTimeout(300);
       return (await page.locator(`#rows tr[data-id="${refund.request_id}"]`).count()) > 0 ? true : undefined;
@@ -51,11 +52,11 @@ suite('reviewer sign-in with OpenID Connect', () => {
 
   async function approveIn(page: Page): Promise<string> {
     await page.locator(`#rows tr[data-id="${refund.request_id}"]`).click();
-    await until('the request to open', async () =>
+    await waitFor('the request to open', async () =>
       (await page.locator('#d-id').innerText()).includes(refund.request_id) ? true : undefined,
     );
     await page.click('#approve');
-    return until('a decision message', async () => {
+    return waitFor('a decision message', async () => {
       const m = await page.locator('#msg').innerText();
       return /recorded|refused/.test(m) ? m : undefined;
     });
@@ -113,7 +114,7 @@ suite('reviewer sign-in with OpenID Connect', () => {
   it('shows a person without the rule’s role why instead of buttons; the API refuses them with 403 and audits it', async () => {
     const page = await signIn('bob');
     await page.locator(`#rows tr[data-id="${refund.request_id}"]`).click();
-    await until('the reason instead of buttons', async () =>
+    await waitFor('the reason instead of buttons', async () =>
       /needs one of the roles finance; you have engineering/.test(await page.locator('#d-cannot').innerText())
         ? true
         : undefined,
@@ -127,7 +128,7 @@ suite('reviewer sign-in with OpenID Connect', () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/bob may not decide stripe\.refund\.create: .*finance/);
-    await until('the refusal in the trail', async () => {
+    await waitFor('the refusal in the trail', async () => {
       const a = await h.audit_(refund.request_id);
       return a.body.events.some(
         (e: { event_type: string; actor_id: string }) => e.event_type === 'decision.refused' && e.actor_id === 'bob',
@@ -175,7 +176,7 @@ suite('reviewer sign-in with OpenID Connect', () => {
     await page.click('button[type="submit"]');
     await page.locator('button:has-text("Continue")').click();
     await page.waitForURL(link);
-    await until('the linked request to open', async () =>
+    await waitFor('the linked request to open', async () =>
       (await page.locator('#d-id').innerText()) === refund.request_id ? true : undefined,
     );
     expect(await page.locator('#d-cannot').innerText()).toBe('This request is approved; it takes no more decisions.');

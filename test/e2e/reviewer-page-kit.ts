@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { until } from './browser';
+import { waitFor } from '../support/wait';
 
 // What the reviewer page's browser tests share: a page per person, sign-in, the queue
 // filtered to one test's requests, and the checks every width gets (no sideways scroll,
@@ -52,7 +52,7 @@ export async function personPage(
 export const text = (page: Page, sel: string): Promise<string> => page.locator(sel).innerText();
 
 export function waitText(page: Page, sel: string, re: RegExp, ms?: number): Promise<string> {
-  return until(
+  return waitFor(
     `${sel} to match ${re}`,
     async () => {
       const t = await text(page, sel).catch(() => '');
@@ -79,7 +79,7 @@ export async function queueOf(page: Page, target: string, ids: string[], exact =
     await page.fill('#target', target);
     await page.press('#target', 'Enter');
   }
-  return until(`the queue to list ${ids.join(', ')}`, async () => {
+  return waitFor(`the queue to list ${ids.join(', ')}`, async () => {
     const listed = await rowIds(page);
     if (ids.every((id) => listed.includes(id)) && (!exact || listed.length === ids.length)) return listed;
     await page.click('#refresh');

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { ApiHarness, evidence } from './api-harness';
-import { launchChromium, skipBrowserTests, until } from './browser';
+import { launchChromium, skipBrowserTests } from './browser';
+import { waitFor } from '../support/wait';
 import {
   axeViolations,
   openLink,
@@ -105,7 +106,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
     const first = await left.innerText();
     // 60 minutes from creation on the server; the browser's own clock would say "expired".
     expect(first).toMatch(/^(59|60)m \d\ds left$/);
-    const later = await until('the countdown to tick', async () => {
+    const later = await waitFor('the countdown to tick', async () => {
       const t = await left.innerText();
       return t !== first ? t : undefined;
     });
@@ -115,7 +116,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
   });
 
   it('shows blast radius as money when a currency is named, and counts as counts', async () => {
-    await until('the rows to be read', async () =>
+    await waitFor('the rows to be read', async () =>
       (await row(page, id(refund)).locator('.impact').innerText()).includes('$145.02') ? true : undefined,
     );
     expect(await row(page, id(refund)).locator('.impact').innerText()).toBe('amount $145.02, customers 1,200');
@@ -123,7 +124,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
 
   it('adds a new request to the queue on its own', async () => {
     const late = await create(T.main, 'Refund E: arrives while the page is open', { ttl_seconds: 600 });
-    await until(
+    await waitFor(
       'the new request to show without a click',
       async () => ((await rowIds(page)).includes(id(late)) ? true : undefined),
       20_000,
@@ -294,7 +295,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
     const x3 = await create(T.bulk, 'Bulk 3: refund, two reviewers', { ttl_seconds: 3200, approvals_required: 2 });
     await page.goto(h.url + '/');
     await queueOf(page, T.bulk, [x1, x2, x3].map(id));
-    await until('the page to read the three', async () =>
+    await waitFor('the page to read the three', async () =>
       (await page.locator('#rows .impact').allInnerTexts()).every((t) => t.includes('$145.02')) ? true : undefined,
     );
     await page.uncheck('#auto'); // hold the page still: what it read is what it sends
@@ -358,7 +359,7 @@ suite('reviewer page in Chromium, 1280 px', () => {
     expect((await h.get(id(k2))).body).toMatchObject({ status: 'denied', decision: { reason: 'not needed any more' } });
 
     await page.keyboard.press('Escape'); // out of the reason field
-    await until('the decided requests to leave the queue', async () => {
+    await waitFor('the decided requests to leave the queue', async () => {
       const ids = await rowIds(page);
       return ids.length === 1 && ids[0] === id(k3) ? true : undefined;
     });

@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-cli';
 import { freePort } from '../support/ports';
 import { ApiHarness, evidence } from './api-harness';
-import { launchChromium, skipBrowserTests, until } from './browser';
+import { launchChromium, skipBrowserTests } from './browser';
+import { waitFor } from '../support/wait';
 import { screenshotDir } from './reviewer-page-kit';
 
 // The Temporal Web UI of a dev server started with its UI on (as `gate dev` does), in
@@ -64,7 +65,7 @@ suite('Temporal Web UI filtered by GateStatus', () => {
     expect(ok.status).toBe(200);
 
     const url = `${server.uiUrl}/namespaces/default/workflows?query=GateStatus%3D%22requested%22`;
-    const shown = await until(
+    const shown = await waitFor(
       'the UI to list the requested gates only',
       async () => {
         await page.goto(url);

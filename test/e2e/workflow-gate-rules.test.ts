@@ -22,6 +22,8 @@ import { GATE_TENANT } from '../../src/workflow/gate/messages';
 import * as libraryActivities from '../fixtures/library/activities';
 import { startRun, waitForRun } from '../support/run-harness';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { waitFor } from '../support/wait';
+import { apiCall, type ApiResponse } from '../support/http';
 
 /**
  * GATE_POLICY_FILE applies to every gate, whatever opens it: the API's creates, an agent
@@ -102,35 +104,12 @@ afterAll(async () => {
   await db?.close();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Res = { status: number; body: any };
-
-async function call(method: string, p: string, key: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${url}${p}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function until<T>(f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(url, method, p, key, body);
 
 /** The pending gate as acme's finance reviewer sees it, once its first task has run. */
 const pending = (id: string) =>
-  until(async () => {
+  waitFor('the gate requested', async () => {
     const r = await call('GET', `/v1/approvals/${id}`, K.fin1);
     return r.status === 200 && r.body.status === 'requested' && !r.body.stale ? r.body : undefined;
   });
@@ -150,7 +129,7 @@ async function expectFinanceQuorum(id: string, rule: string): Promise<void> {
   expect(requested.data.reviewer_policy).toEqual(requirement);
 
   // Acme's queue lists it; globex's keys neither list nor reach it.
-  await until(async () => {
+  await waitFor("the gate in acme's queue", async () => {
     const r = await call('GET', '/v1/approvals?status=requested&limit=500', K.fin1);
     return r.body.approvals.some((a: { request_id: string }) => a.request_id === id) ? true : undefined;
   });
@@ -175,7 +154,7 @@ async function expectFinanceQuorum(id: string, rule: string): Promise<void> {
   expect(second.status).toBe(200);
   expect(second.body).toMatchObject({ status: 'approved', approvals: 2 });
 
-  const events = await until(async () => {
+  const events = await waitFor('two refused decisions in the trail', async () => {
     const a = await call('GET', `/v1/approvals/${id}/audit`, K.fin1);
     const ev = a.body.events as { event_type: string; actor_id: string; data: { refusal?: string } }[];
     return ev.filter((e) => e.event_type === 'decision.refused').length >= 2 ? ev : undefined;

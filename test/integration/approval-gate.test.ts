@@ -12,6 +12,8 @@ import {
 } from '../../src/workflow/gate/messages';
 import { GateClient } from '../../src/client/gate-client';
 import { type RunStack, useRunStack } from '../support/run-harness';
+import { approvalOf, gateInputFor } from '../support/gate-fixtures';
+import { waitFor } from '../support/wait';
 
 let client: Client;
 let stack: RunStack;
@@ -36,15 +38,7 @@ function input(over: Partial<GateInput> = {}, ttlMs = 600_000): GateInput {
     idempotency_key: id,
     expires_at: new Date(Date.now() + ttlMs).toISOString(),
   };
-  return {
-    payload,
-    payload_sha256: payloadSha256(payload),
-    approvals_required: 1,
-    executor: 'external',
-    consume_ttl_seconds: 600,
-    create_sha256: digest(payload),
-    ...over,
-  };
+  return gateInputFor(payload, over);
 }
 
 async function start(i: GateInput) {
@@ -55,28 +49,13 @@ async function start(i: GateInput) {
   });
 }
 
-const approve = (i: GateInput, decisionId: string = randomUUID(), reviewer = 'rev-1') => ({
-  decision_id: decisionId,
-  reviewer_id: reviewer,
-  decision: 'approve' as const,
-  payload_sha256: i.payload_sha256,
-});
-
-async function until(f: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('approvalGateWorkflow', () => {
   it('applies one decision id once, whether it arrives by signal, by update, or both', async () => {
     const i = input();
     const h = await start(i);
-    const d = approve(i, 'dec-1');
+    const d = approvalOf(i, { decision_id: 'dec-1' });
     await h.signal(decideSignal, d);
-    await until(async () => (await h.query(getGateQuery)).status === 'approved'); // the signal landed first
+    await waitFor('the approval by signal', async () => (await h.query(getGateQuery)).status === 'approved'); // the signal landed first
     const again = await h.executeUpdate(decideUpdate, { args: [d], updateId: 'other-update-id' });
     expect(again).toMatchObject({ decision_id: 'dec-1', status: 'approved', applied: false });
     const audit = await h.query(getAuditQuery);
@@ -91,9 +70,9 @@ describe('approvalGateWorkflow', () => {
       taskQueue: stack.worker.taskQueue,
       args: [i],
       signal: decideSignal,
-      signalArgs: [approve(i)],
+      signalArgs: [approvalOf(i)],
     });
-    await until(async () => (await h.query(getGateQuery)).status === 'approved');
+    await waitFor('the approval', async () => (await h.query(getGateQuery)).status === 'approved');
     const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
     expect(types).toEqual(['approval.requested', 'approval.approved']);
   });
@@ -106,17 +85,19 @@ describe('approvalGateWorkflow', () => {
         () => 'accepted',
         (e: Error) => (e.cause as { type?: string }).type,
       );
-    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), reviewer_id: 'agent-1' }] }))).toBe(
+    expect(await reason(h.executeUpdate(decideUpdate, { args: [{ ...approvalOf(i), reviewer_id: 'agent-1' }] }))).toBe(
       'SelfApproval',
     );
     expect(
-      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), payload_sha256: '0'.repeat(64) }] })),
+      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approvalOf(i), payload_sha256: '0'.repeat(64) }] })),
     ).toBe('HashMismatch');
     expect(
-      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approve(i), decision: 'Approve' as 'approve' }] })),
+      await reason(h.executeUpdate(decideUpdate, { args: [{ ...approvalOf(i), decision: 'Approve' as 'approve' }] })),
     ).toBe('InvalidInput');
-    await h.signal(decideSignal, { ...approve(i), payload_sha256: 'f'.repeat(64) });
-    await until(async () => (await h.query(getAuditQuery)).some((e) => e.event_type === 'decision.refused'));
+    await h.signal(decideSignal, { ...approvalOf(i), payload_sha256: 'f'.repeat(64) });
+    await waitFor('a refused decision in the trail', async () =>
+      (await h.query(getAuditQuery)).some((e) => e.event_type === 'decision.refused'),
+    );
     const refused = (await h.query(getAuditQuery)).find((e) => e.event_type === 'decision.refused')!;
     expect(refused.data).toMatchObject({ refusal: 'HashMismatch' });
     expect((await h.query(getGateQuery)).status).toBe('requested');
@@ -129,7 +110,7 @@ describe('approvalGateWorkflow', () => {
     expect(final.status).toBe('expired');
     const types = (await h.query(getAuditQuery)).map((e) => e.event_type);
     expect(types).toEqual(['approval.requested', 'approval.escalated', 'approval.expired']);
-    const late = await h.executeUpdate(decideUpdate, { args: [approve(i)] }).then(
+    const late = await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] }).then(
       () => 'accepted',
       () => 'refused',
     );
@@ -142,11 +123,12 @@ describe('approvalGateWorkflow', () => {
     await h.signal('decide', null);
     await h.signal('decide', { decision: 'approve' });
     await h.signal('cancel', null);
-    await h.signal(decideSignal, { ...approve(i), request_id: 'appr_other' });
-    await until(
+    await h.signal(decideSignal, { ...approvalOf(i), request_id: 'appr_other' });
+    await waitFor(
+      'four refused decisions in the trail',
       async () => (await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused').length === 4,
     );
-    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] });
     expect((await h.query(getGateQuery)).status).toBe('approved');
   });
 
@@ -165,16 +147,16 @@ describe('approvalGateWorkflow', () => {
         refusal: 'HashMismatch',
         message: 'wrong hash',
       });
-    await until(async () => (await h.query(getGateQuery)).refusals_unrecorded === 30);
+    await waitFor('30 unrecorded refusals', async () => (await h.query(getGateQuery)).refusals_unrecorded === 30);
     expect((await h.query(getAuditQuery)).filter((e) => e.event_type === 'decision.refused')).toHaveLength(100);
-    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] });
     expect((await h.query(getGateQuery)).status).toBe('approved');
   });
 
   it('expires an approval nobody consumes before the consume deadline', async () => {
     const i = input({ consume_ttl_seconds: 1 });
     const h = await start(i);
-    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] });
     const final: GateState = await h.result();
     expect(final.status).toBe('expired');
     expect(final.status_reason).toMatch(/consume deadline/);
@@ -183,7 +165,7 @@ describe('approvalGateWorkflow', () => {
   it('hands the approved args to the requesting agent exactly once', async () => {
     const i = input();
     const h = await start(i);
-    await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+    await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] });
     const wrong = await h.executeUpdate(consumeUpdate, { args: [{ consumer_id: 'agent-2' }] }).then(
       () => 'accepted',
       (e: Error) => (e.cause as { type?: string }).type,
@@ -207,7 +189,7 @@ async function approvedToolGate(taskQueue: string) {
     taskQueue,
     args: [i],
   });
-  await h.executeUpdate(decideUpdate, { args: [approve(i)] });
+  await h.executeUpdate(decideUpdate, { args: [approvalOf(i)] });
   const final: GateState = await h.result();
   return { h, final };
 }
@@ -295,7 +277,7 @@ describe('tool executor', () => {
         args: { amount: 100 },
       };
       await h.signal(decideSignal, mod);
-      await until(async () => (await h.query(getGateQuery)).busy); // the signal's modification is being validated
+      await waitFor('the modification under validation', async () => (await h.query(getGateQuery)).busy); // the signal's modification is being validated
       const viaUpdate = await h.executeUpdate(decideUpdate, { args: [mod] });
       expect(viaUpdate).toMatchObject({ decision_id: 'mod-1', applied: false });
       const final: GateState = await h.result();
@@ -390,10 +372,10 @@ describe('tool executor', () => {
     const id = i.payload.request_id;
     const queued = async (): Promise<boolean> =>
       (await gates.list({ status: 'requested', limit: 500 })).some((g) => g.request_id === id);
-    await until(queued); // its first task set GateStatus
+    await waitFor('the gate listed by its status', queued); // its first task set GateStatus
     await h.terminate('operator');
     // Closed with GateStatus still `requested`: no decision can reach it, so no reviewer should see it.
-    await until(async () => !(await queued()));
+    await waitFor('the gate gone from the status list', async () => !(await queued()));
     expect((await gates.get(id)).status).toBe('requested'); // as the closed workflow's attributes say
   });
 });

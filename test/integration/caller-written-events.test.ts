@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { GateClient } from '../../src/client/gate-client';
 import { verifyChain } from '../../src/common/audit';
 import type { AuditStore } from '../../src/store/audit-store';
-import { refundBody, storeActivities } from '../support/gate-fixtures';
+import { approvalOf, refundBody, storeActivities } from '../support/gate-fixtures';
 import { useAuditSuite } from '../support/run-harness';
 import { startTestWorker } from '../support/temporal';
 
@@ -28,13 +28,6 @@ async function eventTypes(id: string): Promise<string[]> {
   const h = await client.workflow.getHandle(id).fetchHistory();
   return (h.events ?? []).map((e) => String(temporal.api.enums.v1.EventType[e.eventType ?? 0]));
 }
-
-const approve = (payload_sha256: string) => ({
-  decision: 'approve' as const,
-  decision_id: randomUUID(),
-  reviewer_id: 'rev-1',
-  payload_sha256,
-});
 
 /** The store holds exactly the gate's chain, verified. */
 async function expectStoreEqualsChain(id: string, types: string[]): Promise<void> {
@@ -63,7 +56,7 @@ describe('on the current code', () => {
     const gates = new GateClient(client, { taskQueue, audit, webhookReceivers: 0 });
     const { request } = await gates.create(refundBody('caller'), { agentId: 'agent-1' });
     const id = request.request_id;
-    const decided = await gates.decide(id, approve(request.payload_sha256));
+    const decided = await gates.decide(id, approvalOf(request.payload_sha256));
     expect(decided).not.toHaveProperty('audit_events'); // the API's answer is unchanged
     expect((await audit.list(id)).map((e) => e.event_type)).toEqual(LIFECYCLE.slice(0, 2));
     expect(await eventTypes(id)).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
@@ -89,7 +82,7 @@ describe('on the current code', () => {
     const gates = new GateClient(client, { taskQueue, audit: dying, webhookReceivers: 0 });
     const { request } = await gates.create(refundBody('caller-died'), { agentId: 'agent-1' });
     const id = request.request_id;
-    await gates.decide(id, approve(request.payload_sha256));
+    await gates.decide(id, approvalOf(request.payload_sha256));
     await gates.consume(id, 'agent-1');
     await client.workflow.getHandle(id).result();
     expect(await audit.list(id)).toEqual([]);
@@ -111,7 +104,7 @@ describe('on the current code', () => {
       };
     const gates = new GateClient(client, { taskQueue, audit: down, webhookReceivers: 0 });
     const { request } = await gates.create(refundBody('caller-lost'), { agentId: 'agent-1' });
-    await gates.decide(request.request_id, approve(request.payload_sha256));
+    await gates.decide(request.request_id, approvalOf(request.payload_sha256));
     expect(await audit.list(request.request_id)).toEqual([]);
     await gates.consume(request.request_id, 'agent-1');
     await client.workflow.getHandle(request.request_id).result();
@@ -152,7 +145,7 @@ describe('on the current code', () => {
   it('leaves the writes to the gate for a client that may have webhook receivers', async () => {
     const gates = new GateClient(client, { taskQueue, audit });
     const { request } = await gates.create(refundBody('caller-hooks'), { agentId: 'agent-1' });
-    await gates.decide(request.request_id, approve(request.payload_sha256));
+    await gates.decide(request.request_id, approvalOf(request.payload_sha256));
     await gates.consume(request.request_id, 'agent-1');
     await client.workflow.getHandle(request.request_id).result();
     const history = await eventTypes(request.request_id);

@@ -4,16 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import Database from 'better-sqlite3';
-import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
+import { EvidencePayload } from '../../src/common/evidence';
 import type { GateInput, GateState } from '../../src/common/gate-state';
-import { digest } from '../../src/common/hashing';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-cli';
 import { createTripDomain, listSubmissions, migrateTripStore } from '../../examples/trip';
 import { openSqlite, type Db } from '../../src/store/db';
 import { approvalGateWorkflow } from '../../src/workflow/gate/approval-gate';
 import { consumeUpdate, decideSignal, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
 import { freePort } from '../support/ports';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor, type WorkerProcess } from '../support/processes';
+import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, type WorkerProcess } from '../support/processes';
+import { waitFor } from '../support/wait';
+import { approvalOf, gateInputFor } from '../support/gate-fixtures';
 
 // Crash tests with real processes: the worker and the Temporal dev server are killed
 // with SIGKILL (no shutdown hooks, no drain) and the gate must carry on from history.
@@ -65,24 +66,7 @@ function gateInput(
     summary: 'Submit a 2-day trip to Busan, 800,000 KRW',
     ...fields,
   });
-  return {
-    payload,
-    payload_sha256: payloadSha256(payload),
-    approvals_required: 1,
-    executor: 'external',
-    consume_ttl_seconds: 600,
-    create_sha256: digest(payload),
-    ...extra,
-  };
-}
-
-function approve(input: GateInput, reviewer = 'rev-1') {
-  return {
-    decision_id: `dec-${randomUUID()}`,
-    reviewer_id: reviewer,
-    decision: 'approve' as const,
-    payload_sha256: input.payload_sha256,
-  };
+  return gateInputFor(payload, extra);
 }
 
 /** The gate answers `requested` and has no activity in flight (so a kill loses no audit write to a 30 s timeout). */
@@ -140,7 +124,7 @@ describe('gate survives a killed worker', () => {
       expect(waiting.payload_sha256).toBe(input.payload_sha256);
 
       expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-      await handle.signal(decideSignal, approve(input)); // accepted by the server with no worker polling
+      await handle.signal(decideSignal, approvalOf(input)); // accepted by the server with no worker polling
       expect(await listSubmissions(db)).toHaveLength(0);
 
       await spawnWorker({ dataDir, taskQueue });
@@ -213,7 +197,7 @@ describe('gate survives a killed Temporal server', () => {
       });
       expect((await handle.describe()).status.name).toBe('RUNNING');
 
-      const decided = await handle.executeUpdate(decideUpdate, { args: [approve(input)] });
+      const decided = await handle.executeUpdate(decideUpdate, { args: [approvalOf(input)] });
       expect(decided).toMatchObject({ status: 'approved', applied: true });
       const consumed = await handle.executeUpdate(consumeUpdate, { args: [{ consumer_id: AGENT }] });
       expect(consumed.args).toEqual(input.payload.args);
@@ -240,10 +224,10 @@ describe('a decision sent right after creation', () => {
           return client.workflow.signalWithStart(approvalGateWorkflow, {
             ...opts,
             signal: decideSignal,
-            signalArgs: [approve(input)],
+            signalArgs: [approvalOf(input)],
           });
         const h = await client.workflow.start(approvalGateWorkflow, opts);
-        await h.signal(decideSignal, approve(input)); // sent as soon as start returns, before anything else
+        await h.signal(decideSignal, approvalOf(input)); // sent as soon as start returns, before anything else
         return h;
       }),
     );

@@ -11,7 +11,9 @@ import { openSqlite, type Db } from '../../src/store/db';
 import { agentRunWorkflow } from '../../src/workflow/agent-run/agent-run';
 import { decideSignal, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
 import { getRunQuery, type RunInput, type RunView } from '../../src/workflow/agent-run/messages';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor } from '../support/processes';
+import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue } from '../support/processes';
+import { waitFor } from '../support/wait';
+import { crashAfterSubmitEnv } from '../support/trip-crash-domain';
 
 // An agentRun on the trip domain, its worker process SIGKILLed around the gated
 // submission: the run must finish with exactly one submission and one result per call.
@@ -142,7 +144,7 @@ it('submits exactly once when the worker dies inside the submit activity after t
   const taskQueue = uniqueTaskQueue('crash-run-commit');
   const marker = path.join(dataDir, 'crash-after-submit');
   fs.writeFileSync(marker, '');
-  const doomed = await spawnWorker({ dataDir, taskQueue, env: { GATE_TEST_CRASH_AFTER_SUBMIT: marker } });
+  const doomed = await spawnWorker({ dataDir, taskQueue, env: crashAfterSubmitEnv(marker) });
   const run = await startRun(taskQueue);
   const { gate, state } = await pendingGate(run);
 
@@ -158,7 +160,7 @@ it('submits exactly once when the worker dies inside the submit activity after t
   });
   expect(decided).toMatchObject({ status: 'approved', applied: true });
 
-  // The crash hook kills the worker right after the submission transaction commits.
+  // The crash domain (test/support/trip-crash-domain.ts) kills the worker right after the submission commits.
   expect(await doomed.exited).toEqual({ code: null, signal: 'SIGKILL' });
   expect(fs.existsSync(marker)).toBe(false);
   const committed = (await listSubmissions(db)).filter((s) => s.request_id === state.request_id);

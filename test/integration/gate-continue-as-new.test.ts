@@ -10,6 +10,7 @@ import { openDb, type Db } from '../../src/store/db';
 import { decideSignal } from '../../src/workflow/gate/messages';
 import { refundBody, storeActivities } from '../support/gate-fixtures';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { waitFor } from '../support/wait';
 
 /**
  * A flood of messages must not grow one gate execution's history without bound: past
@@ -75,25 +76,19 @@ async function executions(id: string): Promise<number[]> {
   return lengths;
 }
 
-async function until<T>(f: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 it('continues as new under a flood of bad signals and still takes the decision, with one verified chain', async () => {
   const input = await openGate(600);
   const id = input.payload.request_id;
   await flood(id, 130);
-  const live = await until(async () => {
-    const g = await gates.get(id);
-    if (g.stale) return undefined;
-    return (g.executions ?? 1) > 1 && (g.refusals_unrecorded ?? 0) === 30 ? g : undefined;
-  });
+  const live = await waitFor(
+    'the continued gate with its refusals',
+    async () => {
+      const g = await gates.get(id);
+      if (g.stale) return undefined;
+      return (g.executions ?? 1) > 1 && (g.refusals_unrecorded ?? 0) === 30 ? g : undefined;
+    },
+    60_000,
+  );
   expect(live.status).toBe('requested');
   // The tenant came along: the owner still sees the continued gate, another tenant still does not.
   expect((await gates.get(id, { tenant: TENANT, agentId: 'agent-1' })).status).toBe('requested');
@@ -123,10 +118,14 @@ it('continues as new under a flood of bad signals and still takes the decision, 
   expect(types.slice(-2)).toEqual(['approval.approved', 'approval.consumed']);
 
   // Memo and search attributes came along: the gate is still listed, by its status, as one gate.
-  const listed = await until(async () => {
-    const rows = await gates.list({ status: 'consumed', target: input.payload.target, scope: { tenant: TENANT } });
-    return rows.length > 0 ? rows : undefined;
-  });
+  const listed = await waitFor(
+    'the consumed gate listed',
+    async () => {
+      const rows = await gates.list({ status: 'consumed', target: input.payload.target, scope: { tenant: TENANT } });
+      return rows.length > 0 ? rows : undefined;
+    },
+    60_000,
+  );
   expect(listed.map((r) => r.request_id)).toEqual([id]);
 });
 

@@ -5,7 +5,7 @@ import { startOptions } from '../../src/client/start-options';
 import type { GateInput, GateState } from '../../src/common/gate-state';
 import { consumeUpdate, decideUpdate, getGateQuery } from '../../src/workflow/gate/messages';
 import { refundBody } from '../support/gate-fixtures';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { type RunStack, useRunStack } from '../support/run-harness';
 
 /**

@@ -5,6 +5,7 @@ import { prepareCreate } from '../../src/client/create-request';
 import { validatePolicy } from '../../src/policy/reviewer-policy';
 import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
 import { type RunStack, useRunStack } from '../support/run-harness';
+import { approvalOf } from '../support/gate-fixtures';
 
 // Eligibility is enforced by the gate itself, so a decision signalled by another service
 // (which never passes through the API) cannot skip the roles its request's rule names.
@@ -43,13 +44,8 @@ async function startGate() {
   return { handle, input };
 }
 
-const vote = (sha: string, reviewer: string, roles?: string[]) => ({
-  decision_id: randomUUID(),
-  reviewer_id: reviewer,
-  ...(roles ? { reviewer_roles: roles } : {}),
-  decision: 'approve' as const,
-  payload_sha256: sha,
-});
+const vote = (sha: string, reviewer: string, roles?: string[]) =>
+  approvalOf(sha, { reviewer_id: reviewer, ...(roles ? { reviewer_roles: roles } : {}) });
 
 describe('approvalGateWorkflow with reviewer roles', () => {
   it('refuses and audits a signalled decision without a needed role, and approves on two eligible reviewers', async () => {

@@ -4,7 +4,7 @@ import { GateClient } from '../../src/client/gate-client';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite } from '../../src/store/db';
 import { storeActivities } from '../support/gate-fixtures';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 
 /**

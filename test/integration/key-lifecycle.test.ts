@@ -1,9 +1,9 @@
-import { openDb, type Db } from '../../src/store/db';
+import type { Db } from '../../src/store/db';
 import { KeyStore, LAST_USED_RESOLUTION_MS } from '../../src/store/key-store';
 import { AuditStore } from '../../src/store/audit-store';
 import { recordKeyEvent, keyTrailId } from '../../src/store/key-events';
 import { verifyChain } from '../../src/common/audit';
-import { skipPostgres, startPostgres } from '../support/postgres';
+import { onEveryStore } from '../support/postgres';
 
 // Key lifecycle on both stores: roles, expiry, rotation with a grace period, revocation,
 // last-used bookkeeping. A clock the test moves stands in for waiting.
@@ -146,20 +146,4 @@ function suite(name: string, open: () => Promise<{ db: Db; stop(): Promise<void>
   });
 }
 
-suite('SQLite', async () => {
-  const db = openDb({ sqliteFile: ':memory:' });
-  return { db, stop: () => db.close() };
-});
-
-if (!skipPostgres)
-  suite('PostgreSQL', async () => {
-    const pg = startPostgres();
-    const db = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
-    return {
-      db,
-      async stop() {
-        await db.close();
-        pg.stop();
-      },
-    };
-  });
+onEveryStore(suite);

@@ -1,6 +1,6 @@
-import { openDb, type Db } from '../../src/store/db';
+import type { Db } from '../../src/store/db';
 import { KeyStore } from '../../src/store/key-store';
-import { skipPostgres, startPostgres } from '../support/postgres';
+import { onEveryStore } from '../support/postgres';
 
 /** Keys made before tenants existed: the table as it was, one key inserted the old way. */
 async function oldShapeStore(db: Db): Promise<string> {
@@ -62,20 +62,4 @@ function suite(name: string, open: () => Promise<{ db: Db; stop(): Promise<void>
   });
 }
 
-suite('SQLite', async () => {
-  const db = openDb({ sqliteFile: ':memory:' });
-  return { db, stop: () => db.close() };
-});
-
-if (!skipPostgres)
-  suite('PostgreSQL', async () => {
-    const pg = startPostgres();
-    const db = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
-    return {
-      db,
-      async stop() {
-        await db.close();
-        pg.stop();
-      },
-    };
-  });
+onEveryStore(suite);

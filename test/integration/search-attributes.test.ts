@@ -4,7 +4,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes, servedQuery } from '../../src/worker/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/common/search-attributes';
 import { GATE_STATUS, GATE_TENANT } from '../../src/workflow/gate/messages';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 
 // The suite's dev server runs without system.forceSearchAttributesCacheRefreshOnRead (as
 // gate stack's server does), so attributes added at run time are served only once the

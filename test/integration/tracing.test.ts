@@ -12,7 +12,7 @@ import { startTracing, tracingExporters, type Tracing } from '../../src/telemetr
 import { installWorkerRuntime } from '../../src/worker/runtime';
 import { createGateWorker, type GateWorker } from '../../src/worker/create-gate-worker';
 import { freePort } from '../support/ports';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { evidence } from '../e2e/api-harness';
 
 const exporter = new InMemorySpanExporter();

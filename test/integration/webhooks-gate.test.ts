@@ -8,10 +8,11 @@ import { createWebhookActivities } from '../../src/worker/activities/webhooks';
 import { createNotifyActivities } from '../../src/worker/activities/notify';
 import { EvidencePayload, payloadSha256 } from '../../src/common/evidence';
 import type { GateInput, GateState } from '../../src/common/gate-state';
-import { digest } from '../../src/common/hashing';
 import { consumeUpdate, decideUpdate, GATE_TENANT } from '../../src/workflow/gate/messages';
 import { generateWebhookSecret, verifyWebhook, type WebhookEvent } from '../../src/webhooks';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
+import { waitFor } from '../support/wait';
+import { gateInputFor } from '../support/gate-fixtures';
 
 // An external-executor gate on the real dev server, delivering to real local receivers.
 
@@ -45,14 +46,6 @@ async function startReceiver(answer: (n: number) => number) {
   };
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const secret = generateWebhookSecret();
 let flaky: Receiver; // answers 500 to its first delivery
@@ -104,14 +97,7 @@ function gateInput(): GateInput {
     blast_radius: { budget: 900000, currency: 'KRW' },
     args: { destination: 'Busan', days: 3, budget: 900000 },
   });
-  return {
-    payload,
-    payload_sha256: payloadSha256(payload),
-    approvals_required: 1,
-    executor: 'external',
-    consume_ttl_seconds: 600,
-    create_sha256: digest(payload),
-  };
+  return gateInputFor(payload);
 }
 
 it('delivers requested, approved and consumed, signed, retrying a 500 under one webhook-id', async () => {
@@ -123,7 +109,7 @@ it('delivers requested, approved and consumed, signed, retrying a 500 under one 
     typedSearchAttributes: [{ key: GATE_TENANT, value: 'acme' }], // bodies name the gate's tenant
   });
 
-  await until(() => flaky.received.length > 0); // the 500 goes to approval.requested
+  await waitFor('the first delivery to the failing receiver', () => flaky.received.length > 0); // the 500 goes to approval.requested
   const decided = await handle.executeUpdate(decideUpdate, {
     args: [
       {

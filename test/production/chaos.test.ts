@@ -1,4 +1,4 @@
-import type { WorkerBoundary } from '../../src/worker/activities/boundaries';
+import type { WorkerBoundary } from '../chaos/boundaries';
 import type { Db } from '../../src/store/db';
 import { chaosContext } from '../chaos/context';
 import { runCell, type CellResult, type ChaosContext } from '../chaos/engine';

@@ -10,6 +10,7 @@ import { generateWebhookSecret } from '../../src/webhooks';
 import { freePort, freePortRange } from '../support/ports';
 import { STACK_TARGET_ENV, type StackTarget } from '../support/stack-target';
 import { PRODUCTION_KEYS } from './keys';
+import { boundaryStackEnv } from '../chaos/boundaries';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -73,7 +74,8 @@ export default async function globalSetup(): Promise<void> {
     GATE_STACK_TEMPORAL_PORT: String(await freePortRange(11)),
     GATE_WEBHOOK_URLS: receiver.url,
     GATE_WEBHOOK_SECRET: webhookSecret,
-    GATE_TEST_BOUNDARY_DIR: boundaries,
+    // The chaos file's holds (test/chaos/boundaries.ts); no hold file, no pause.
+    ...boundaryStackEnv(boundaries),
     GATE_LOG_LEVEL: 'warn',
   };
   globalThis.__GATE_PROD__ = { dir, env, receiver: receiver.server };

@@ -5,6 +5,7 @@
  * files, which stop processes, last.
  */
 const path = require('node:path');
+const base = require('../../jest.config.js');
 
 module.exports = {
   rootDir: path.resolve(__dirname, '..', '..'),
@@ -19,13 +20,10 @@ module.exports = {
     '<rootDir>/test/e2e/api-bad-input.test.ts',
     '<rootDir>/test/e2e/api-runs.test.ts',
   ],
-  // examples import the package by name, as an app does.
-  moduleNameMapper: {
-    '^approval-gate$': '<rootDir>/src',
-    '^approval-gate/(worker|workflow|client|webhooks|api)$': '<rootDir>/src/$1',
-    '^approval-gate/(ai-sdk|openai-agents|langchain)$': '<rootDir>/src/adapters/$1',
-  },
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  // As the main suite resolves and transforms modules (the package by name, the CEL library's ES modules).
+  moduleNameMapper: base.moduleNameMapper,
+  transform: base.transform,
+  transformIgnorePatterns: base.transformIgnorePatterns,
   globalSetup: '<rootDir>/test/production/global-setup.ts',
   globalTeardown: '<rootDir>/test/production/global-teardown.ts',
   testSequencer: '<rootDir>/test/production/sequencer.js',

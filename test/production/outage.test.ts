@@ -2,6 +2,7 @@ import { killTemporal, restartDatabase, restartTemporal, stopDatabase } from '..
 import { stackSettings, type StackSettings } from '../../src/stack/settings';
 import { evidence } from '../e2e/api-harness';
 import { stackTarget, targetKey, type StackTarget } from '../support/stack-target';
+import { apiCall, type ApiResponse } from '../support/http';
 
 // The API while PostgreSQL or the Temporal server is down: 503 with a message that names
 // what is down, never a 500; and a gate that was pending before the outage is decided
@@ -18,16 +19,8 @@ beforeAll(() => {
   reviewer = targetKey(t, 'reviewer', 'rev-1');
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read field by field
-async function call(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${t.info.api_url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, p: string, key?: string, body?: unknown): Promise<ApiResponse> =>
+  apiCall(t.info.api_url, method, p, key, body);
 
 async function pendingGate(): Promise<{ id: string; sha: string }> {
   const r = await call('POST', '/v1/approvals', agent, evidence());

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openDb, type Db } from '../../src/store/db';
 
 const scripts = path.resolve(__dirname, '../../scripts');
 
@@ -32,4 +33,30 @@ export function startPostgres(): { url: string; stop(): void } {
       if (!fs.existsSync(path.join(dir, 'data', 'PG_VERSION'))) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A store a suite runs on: opened in its beforeAll, stopped in its afterAll. */
+export interface SuiteStore {
+  db: Db;
+  stop(): Promise<void>;
+}
+
+/** Declares `suite` on an in-memory SQLite store and, unless PostgreSQL is skipped, on a throwaway PostgreSQL. */
+export function onEveryStore(suite: (name: string, open: () => Promise<SuiteStore>) => void): void {
+  suite('SQLite', async () => {
+    const db = openDb({ sqliteFile: ':memory:' });
+    return { db, stop: () => db.close() };
+  });
+  if (!skipPostgres)
+    suite('PostgreSQL', async () => {
+      const pg = startPostgres();
+      const db = openDb({ databaseUrl: pg.url, sqliteFile: ':memory:' });
+      return {
+        db,
+        async stop() {
+          await db.close();
+          pg.stop();
+        },
+      };
+    });
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTripDomain, listSubmissions, migrateTripStore } from '../../examples/trip';
 import { openSqlite } from '../../src/store/db';
+import { CRASH_AFTER_SUBMIT_ENV } from '../support/trip-crash-domain';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -21,10 +22,11 @@ describe('crash after a committed submission', () => {
     const script = `
       const { openSqlite } = require('./src/store/db');
       const { createTripDomain, migrateTripStore } = require('./examples/trip');
+      const { crashAfterSubmit } = require('./test/support/trip-crash-domain');
       (async () => {
         const db = openSqlite(${JSON.stringify(file)});
         await migrateTripStore(db);
-        const trip = createTripDomain(db);
+        const trip = crashAfterSubmit(createTripDomain(db));
         await trip.execute('run_c', 'draft_trip_request', { destination: 'Busan', days: 2, budget: 800000 }, 'k_draft');
         await trip.execute('run_c', 'validate_trip_request', {}, 'k_val');
         const plan = await trip.plan('run_c', 'submit_trip_request', {});
@@ -34,7 +36,7 @@ describe('crash after a committed submission', () => {
       })();`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
       cwd: root,
-      env: { ...process.env, GATE_TEST_CRASH_AFTER_SUBMIT: marker },
+      env: { ...process.env, [CRASH_AFTER_SUBMIT_ENV]: marker },
       encoding: 'utf8',
       timeout: 60_000,
     });

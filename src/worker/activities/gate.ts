@@ -8,7 +8,6 @@ import { reviewFor, type ReviewerPolicy } from '../../policy/reviewer-policy';
 import type { AuditStore } from '../../store/audit-store';
 import type { GrantStore } from '../../store/grant-store';
 import { evaluatePolicy } from './policy';
-import { atBoundary } from './boundaries';
 import { createNotifyActivities } from './notify';
 import type { ExecuteToolInput, GateActivities } from './contracts';
 
@@ -56,10 +55,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 export function createGateActivities(deps: GateActivityDeps): GateActivities {
   const runTool = async ({ domain, session_id, tool, input, idempotency_key }: ExecuteToolInput) => {
     try {
-      await atBoundary('tool_started', idempotency_key);
-      const output = await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
-      await atBoundary('effect_written', idempotency_key);
-      return output;
+      return await deps.domains.get(domain).execute(session_id, tool, input, idempotency_key);
     } catch (err) {
       if (!isDomainToolError(err)) throw err; // infrastructure or a bug: retried
       throw ApplicationFailure.create({
@@ -72,22 +68,13 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
   };
   return {
     async recordAuditEvents({ events }) {
-      // The gate's created and result-recorded boundaries: the event is in history, its trail entry not yet written.
-      for (const e of events) {
-        if (e.event_type === 'approval.requested') await atBoundary('created', e.request_id);
-        if (e.event_type === 'tool.succeeded') await atBoundary('result_recorded', e.request_id);
-      }
       await deps.audit.appendMany(events);
       return { webhook_receivers: deps.webhookReceivers };
     },
     deliverWebhooks: deps.deliverWebhooks,
     deliverNotice: deps.deliverNotice ?? createNotifyActivities({ settings: {} }).deliverNotice,
-    async recheckSnapshot({ domain, session_id, tool, input, snapshot }) {
-      await atBoundary('decided', session_id);
-      const result = await deps.domains.get(domain).recheck(session_id, tool, input, snapshot);
-      await atBoundary('rechecked', session_id);
-      return result;
-    },
+    recheckSnapshot: async ({ domain, session_id, tool, input, snapshot }) =>
+      deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
     resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
       reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
     evaluatePolicy: (input) => evaluatePolicy({ policy: deps.policy, grants: deps.grants, audit: deps.audit }, input),
@@ -99,7 +86,6 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
         const ran = () => executed(call.session_id, call.tool, call.idempotency_key);
         // A retry after the effect skips the re-check: it would see the tool's own change as drift.
         if (!(await ran())) {
-          await atBoundary('decided', call.session_id);
           let recheck: RecheckResult;
           try {
             recheck = await d.recheck(call.session_id, call.tool, call.input, snapshot);
@@ -116,7 +102,6 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
               },
             };
           }
-          await atBoundary('rechecked', call.session_id);
           // Asked again after a refusal: an attempt given up for dead may have committed the effect meanwhile.
           if (!recheck.ok && !(await ran())) return { ran: false, recheck };
         }

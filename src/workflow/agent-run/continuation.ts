@@ -11,7 +11,6 @@ import type { ConversationLog } from '../../common/conversation-log';
 import { storeUnstored } from './conversation';
 import type { AuditTrail } from '../gate/audit-trail';
 import type { RunInput, RunView } from './messages';
-import type { agentRunWorkflow } from './agent-run';
 
 /** Why this execution should hand over before the next model call, read from `workflowInfo()`. */
 export function continueReasonNow(view: RunView, turnsHere: number, limits: ContinuationLimits): ContinueReason | null {
@@ -77,7 +76,8 @@ export async function continueRun(h: HandOver): Promise<never> {
     continuation: { execution, turns: h.turns, conversation, denied: [...h.denied], audit_head: trail.last! },
   };
   // Memo (the run's agent, read by cancel) and search attributes carry over explicitly.
-  return makeContinueAsNewFunc<typeof agentRunWorkflow>({
+  // agentRunWorkflow's signature, written out: importing its type would tie this file and agent-run.ts in a cycle.
+  return makeContinueAsNewFunc<(input: RunInput) => Promise<RunView>>({
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   })(next);

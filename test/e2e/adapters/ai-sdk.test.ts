@@ -4,7 +4,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { approvalGate, httpGate } from '../../../src/adapters/ai-sdk';
 import { payloadSha256 } from '../../../src/common/evidence';
-import { waitFor } from '../../support/processes';
+import { waitFor } from '../../support/wait';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
 import { callTools, say, type GenerateResult } from './ai-sdk-script';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { httpGate } from '../../../src/adapters/common/http-transport';
-import { waitFor } from '../../support/processes';
+import { waitFor } from '../../support/wait';
 import type { ApiHarness } from '../api-harness';
 import { startAgent, type AgentProcess } from './agent-process';
 import { decideWhenOpen } from './decide';

@@ -1,4 +1,4 @@
-import { inTurn } from '../../bench/stats';
+import { inTurn } from '../stats';
 
 describe('inTurn: the order two kinds take in a bench round', () => {
   it('keeps the given order in even rounds and reverses it in odd ones', () => {

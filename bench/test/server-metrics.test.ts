@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addCpu, type CpuSpent } from '../../bench/cpu';
+import { addCpu, type CpuSpent } from '../cpu';
 import {
   batchGroups,
   fullQueueGroups,
@@ -9,16 +9,16 @@ import {
   serverTimeMeter,
   tallyCpu,
   tallyTime,
-} from '../../bench/pending-groups';
+} from '../pending-groups';
 import { devServerArgs } from '../../src/dev/temporal-cli';
-import { loadBenchConfig } from '../../bench/config';
+import { loadBenchConfig } from '../config';
 import {
   addMetricDelta,
   counterTotal,
   diffMetricTotals,
   formatMetricDeltas,
   parseMetricTotals,
-} from '../../bench/server-metrics';
+} from '../server-metrics';
 
 const NS = 'namespace="default"';
 

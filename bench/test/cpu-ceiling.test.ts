@@ -1,4 +1,4 @@
-import { ceilingText, cpuCeiling } from '../../bench/cpu';
+import { ceilingText, cpuCeiling } from '../cpu';
 
 describe('the bench CPU ceiling', () => {
   it('is the bare CPU over the gate CPU, bench process and server together', () => {

@@ -1,5 +1,5 @@
 import { temporal } from '@temporalio/proto';
-import { decisionPath, decisionPathText } from '../../bench/history-shape';
+import { decisionPath, decisionPathText } from '../history-shape';
 
 const T = temporal.api.enums.v1.EventType;
 const base = Date.parse('2026-12-03T12:00:00Z');

@@ -1,6 +1,6 @@
-import { addCpu, medianCpu, perUnit, threadGroup, workerThreadGroup } from '../../bench/cpu';
-import { BenchUsageError, loadBenchConfig } from '../../bench/config';
-import { isLocalHost, listeningInodes } from '../../bench/server-processes';
+import { addCpu, medianCpu, perUnit, threadGroup, workerThreadGroup } from '../cpu';
+import { BenchUsageError, loadBenchConfig } from '../config';
+import { isLocalHost, listeningInodes } from '../server-processes';
 
 // Two listeners (ports 0x22B7 = 8887 and 0x1E35 = 7733) and a connection from 7733 that is not one.
 const TCP = [
