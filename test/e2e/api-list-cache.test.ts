@@ -1,4 +1,4 @@
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { ApiHarness, evidence } from './api-harness';
 
 // The listing cache (GATE_LIST_CACHE_MS, src/api/list-cache.ts) with an answer that would

@@ -10,7 +10,8 @@ import { notifyEnv, notifySettingsFrom } from '../../src/notify/config';
 import { approvalGateWorkflow } from '../../src/workflow/gate/approval-gate';
 import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
 import { refundBody } from '../support/gate-fixtures';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, waitFor } from '../support/processes';
+import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
 
 // The escalation chain's levels are durable timers in the gate's history: a worker process

@@ -11,7 +11,7 @@ import { createGateWorker, type GateWorker } from '../../src/worker/create-gate-
 import type { AuditEvent } from '../../src/common/audit';
 import { freePort } from '../support/ports';
 import { refundBody } from '../support/gate-fixtures';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
 import { startSmtpStandin, type SmtpStandin } from '../support/smtp-standin';
 

@@ -13,7 +13,7 @@ import { openSqlite, type Db } from '../../src/store/db';
 import { approvalGatePlugin } from '../../src/worker';
 import { getAuditQuery } from '../../src/workflow/gate/messages';
 import * as activities from '../fixtures/library/activities';
-import { waitFor } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
 import { testClient } from '../support/temporal';
 

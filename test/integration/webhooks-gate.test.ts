@@ -169,7 +169,7 @@ it('delivers each level of an escalation chain with its level, loop, targets and
     workflowId: payload.request_id,
     args: [input],
   });
-  await until(() =>
+  await waitFor('the escalated webhook', () =>
     steady.received.some(
       (d) => JSON.parse(d.body).type === 'approval.escalated' && d.body.includes(payload.request_id),
     ),
