@@ -1,21 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { DsseEnvelope } from '../common/dsse';
 import { approvalStatement, signedEnvelope } from '../common/evidence-statement';
 import type { Scope } from '../common/tenant';
 import type { GateClient } from '../client/gate-client';
 import { GateError } from '../client/gate-error';
 import type { SigningKeys } from './signing-keys';
+import { packageVersion } from '../package-version';
 
-/** The package's own version, for the bundle's `exporter` field (from src/ and dist/src/ alike). */
-function packageVersion(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file))
-      return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version);
-    if (path.dirname(dir) === dir) return 'unknown';
-  }
-}
 const VERSION = packageVersion();
 
 /**

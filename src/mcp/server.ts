@@ -12,6 +12,7 @@ import {
   toolResult,
 } from './tools';
 import { askToOpen, reviewUrl } from './review-link';
+import { packageVersion } from '../package-version';
 
 /** Makes the API client for one tool call; throws when no agent key is configured. */
 export type ClientFactory = () => GateHttpClient;
@@ -39,7 +40,7 @@ export interface McpServerOptions {
  * elicitation is asked to open it; its answer is reported, never taken as a decision.
  */
 export function createMcpServer(client: ClientFactory = () => envClient(), opts: McpServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'approval-gate', version: '0.1.0' });
+  const server = new McpServer({ name: 'approval-gate', version: packageVersion() });
   server.registerTool(
     'request_action_approval',
     {
