@@ -3,7 +3,7 @@ import { getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages
 import { roleVote } from './common';
 import { AGENT, create, ended, vote, type Clients, type GatePath } from './gate-kit';
 
-// Gates created under a version 2 rule file (docs/policy.md), recorded from the release after 0.1.0 on.
+// Gates created under a version 2 rule file (docs/policy.md), recorded from 0.2.0 on.
 
 /** The patch these gates ask for: decided at creation, or shadow verdicts recorded (src/workflow/gate/policy-at-creation.ts). */
 const AT_CREATION = 'policy-at-creation';

@@ -1,7 +1,7 @@
 import type { ScriptedTurn } from '../../../src/common/model-spec';
 import { submit, type RunPath } from './run-kit';
 
-// Agent runs under a version 2 rule file (docs/policy.md), recorded from the release after 0.1.0 on.
+// Agent runs under a version 2 rule file (docs/policy.md), recorded from 0.2.0 on.
 
 /**
  * The worker's rule file: every trip step is allowed unless a Tokyo trip (a person decides)

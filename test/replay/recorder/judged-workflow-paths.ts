@@ -1,6 +1,6 @@
 import type { WorkflowPath } from './workflow-kit';
 
-// requireApproval and withApproval under a version 2 rule file (docs/policy.md), recorded from the release after 0.1.0 on.
+// requireApproval and withApproval under a version 2 rule file (docs/policy.md), recorded from 0.2.0 on.
 
 /**
  * The worker's rule file: small refunds are allowed, very large ones blocked, the rest need

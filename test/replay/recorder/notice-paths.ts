@@ -11,8 +11,7 @@ import { saveExecutions } from './common';
 import type { Clients, GatePath } from './gate-kit';
 
 // Gates that tell reviewers (patch `gate-notices`): an escalation chain and notices at
-// creation, at each level and at the end. Recorded into histories/unreleased/gate/ until
-// the next release is cut (test/replay/README.md).
+// creation, at each level and at the end. Recorded from 0.2.0 on (test/replay/README.md).
 
 const AGENT = 'agent_billing';
 const TARGETS = { requested: ['slack:#refunds', 'email:leads@example.com'] };
