@@ -12,11 +12,13 @@ import { parseExposition, sampleValue, type Sample } from '../support/prometheus
 import { freePort } from '../support/ports';
 import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue, type WorkerProcess } from '../support/processes';
 import { waitFor } from '../support/wait';
+import { startTeamsStandin, type TeamsStandin } from '../support/teams-standin';
 import { evidence } from './api-harness';
 
 let api: RunningApi;
 let worker: WorkerProcess;
 let workerMetricsUrl: string;
+let teams: TeamsStandin;
 const keys = { agent: '', reviewer: '' };
 
 async function http(method: string, p: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -64,10 +66,13 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  // One channel, so the cancelled gate's notices count in gate_notifications_total.
+  teams = await startTeamsStandin();
+  const notify = { GATE_PUBLIC_URL: 'https://gate.example.com', GATE_TEAMS_WEBHOOKS: teams.setting('ops') };
   worker = await spawnWorker({
     dataDir,
     taskQueue,
-    env: { GATE_WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`, GATE_POLICY_FILE: policyFile },
+    env: { GATE_WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`, GATE_POLICY_FILE: policyFile, ...notify },
     readyTimeoutMs: 60_000,
   });
   const db = openDb({ sqliteFile: path.join(dataDir, 'gate.db') });
@@ -85,6 +90,7 @@ beforeAll(async () => {
       GATE_PORT: String(await freePort()),
       GATE_METRICS_QUEUE_TTL_MS: '0', // every scrape recounts, so the test sees visibility catch up
       GATE_POLICY_FILE: policyFile,
+      ...notify,
     }),
     { domains: [tripDomain] },
   );
@@ -93,6 +99,7 @@ afterAll(async () => {
   await api?.close();
   await worker?.kill('SIGTERM');
   await killLeftoverWorkers();
+  await teams?.close();
 });
 
 describe('metrics after a lifecycle', () => {
@@ -127,7 +134,12 @@ describe('metrics after a lifecycle', () => {
     // Left to expire, with an escalation notice on the way; and one cancelled by its agent.
     const expiring = evidence({ action, ttl_seconds: 3, escalate_before_seconds: 2 });
     expect((await http('POST', '/v1/approvals', keys.agent, expiring)).status).toBe(201);
-    const e = await http('POST', '/v1/approvals', keys.agent, evidence({ action, ttl_seconds: 600 }));
+    const e = await http(
+      'POST',
+      '/v1/approvals',
+      keys.agent,
+      evidence({ action, ttl_seconds: 600, notify: ['teams:ops'] }),
+    );
     expect((await http('POST', `/v1/approvals/${String(e.body.request_id)}/cancel`, keys.agent, {})).status).toBe(200);
     // An agent run whose gated submit the gate runs itself.
     const turns = [
@@ -171,6 +183,13 @@ describe('metrics after a lifecycle', () => {
     expect(sampleValue(w, 'gate_requests_total', { action: 'trip.submit', executor: 'tool' })).toBe(1);
     expect(sampleValue(w, 'gate_escalated_total', { action })).toBe(1);
     expect(sampleValue(w, 'gate_cancelled_total', { action })).toBe(1);
+    // The cancelled gate's two cards: when it was requested and when it ended.
+    const notices = await waitFor('both cards counted', async () => {
+      const s = await scrape(workerMetricsUrl);
+      return (sampleValue(s, 'gate_notifications_total', { channel: 'teams', outcome: 'sent' }) ?? 0) >= 2 && s;
+    });
+    expect(sampleValue(notices, 'gate_notifications_total', { channel: 'teams', outcome: 'sent' })).toBe(2);
+    expect(teams.cards).toHaveLength(2);
     expect(sampleValue(w, 'gate_decisions_refused_total', { action, refusal: 'HashMismatch' })).toBe(1);
     expect(sampleValue(w, 'gate_consumed_total', { action: 'trip.submit', executor: 'tool' })).toBe(1);
     expect(sampleValue(w, 'gate_tool_executions_total', { action: 'trip.submit', outcome: 'success' })).toBe(1);
