@@ -11,6 +11,7 @@ interface Format {
   blastRows(b: unknown): { key: string; label: string; text: string; kind: string }[];
   moneyHint(path: string, v: unknown, b: unknown): string | undefined;
   timeLeft(ms: number): { text: string; urgency: string };
+  afterText(seconds: number): string;
   leaves(v: unknown): { path: string; value: unknown }[];
   structuralDiff(a: unknown, b: unknown): { path: string; kind: string; before?: unknown; after?: unknown }[];
   fieldProblems(d: unknown): { byField: Map<string, string[]>; other: string[] };
@@ -19,9 +20,21 @@ interface Format {
 
 const source = fs.readFileSync(path.join(PAGE_DIR, 'format.js'), 'utf8');
 const f = vm.runInNewContext(
-  `${source}\n({ blastRows, moneyHint, timeLeft, leaves, structuralDiff, fieldProblems, parseField })`,
+  `${source}\n({ blastRows, moneyHint, timeLeft, afterText, leaves, structuralDiff, fieldProblems, parseField })`,
 ) as Format;
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T; // values from the other context, compared here
+
+describe('reviewer page: escalation levels', () => {
+  it.each([
+    [90, 'after 1m 30s'],
+    [1800, 'after 30m'],
+    [5400, 'after 1h 30m'],
+    [86400 + 7200, 'after 1d 2h'],
+    [0, 'after 0s'],
+  ])('says when a level %d s after creation fires: %s', (seconds, text) => {
+    expect(f.afterText(seconds)).toBe(text);
+  });
+});
 
 describe('reviewer page: money and counts', () => {
   it('shows amounts as money when the blast radius names a currency, in its minor units', () => {

@@ -10,7 +10,7 @@
  * @typedef {Summary & { final_args_sha256?: string, final_args?: Record<string, unknown>,
  *   payload?: Record<string, any>, decision?: Record<string, any>, votes?: Vote[], created_at?: string,
  *   status_reason?: string, modified_by?: string, stale?: boolean, final_snapshot?: Record<string, unknown>,
- *   escalation?: unknown, escalation_level?: unknown }} Gate
+ *   escalation?: unknown, escalation_level?: unknown, roles_added?: unknown[] }} Gate
  * @typedef {{ timestamp: string, event_type: string, actor_type: string, actor_id: string, note?: string }} AuditEvent
  */
 

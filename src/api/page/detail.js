@@ -155,13 +155,21 @@ function renderPolicy(g) {
 /** @param {Gate} g */
 function renderEscalation(g) {
   const chain = g.payload && g.payload.escalation;
-  const level = g.escalation_level !== undefined ? g.escalation_level : g.escalation;
+  const progress = g.escalation_level !== undefined ? g.escalation_level : g.escalation;
   const box = $('d-escalation');
   box.replaceChildren();
-  if (level !== undefined && level !== null)
-    box.append(
-      el('p', 'Escalation now: ' + (typeof level === 'object' ? JSON.stringify(level) : String(level)), 'esc-now'),
-    );
+  if (progress !== undefined && progress !== null) {
+    const p = /** @type {Record<string, unknown>} */ (typeof progress === 'object' ? progress : {});
+    const now =
+      typeof progress !== 'object'
+        ? String(progress)
+        : typeof p.level === 'number'
+          ? `level ${p.level}` + (typeof p.loop === 'number' && p.loop > 0 ? `, pass ${p.loop + 1}` : '')
+          : 'not escalated yet';
+    box.append(el('p', 'Escalation now: ' + now, 'esc-now'));
+  }
+  if (Array.isArray(g.roles_added) && g.roles_added.length)
+    box.append(el('p', 'Roles added by the chain: ' + g.roles_added.map(String).join(', '), 'esc-now'));
   if (chain && typeof chain === 'object') {
     const levels = Array.isArray(chain.levels) ? chain.levels : [];
     box.append(
@@ -170,7 +178,7 @@ function renderEscalation(g) {
             ['level', 'after', 'notifies', 'adds roles'],
             levels.map((/** @type {Record<string, unknown>} */ l, /** @type {number} */ i) => [
               String(i + 1),
-              textOf(l.after),
+              typeof l.after_seconds === 'number' ? afterText(l.after_seconds) : textOf(l.after),
               Array.isArray(l.notify) ? l.notify.join(', ') : textOf(l.notify),
               Array.isArray(l.roles) ? l.roles.join(', ') : textOf(l.roles),
             ]),

@@ -111,6 +111,19 @@ function timeLeft(ms) {
 }
 
 /**
+ * When an escalation level fires, from its seconds after creation: `after 30m`, `after 1h 30m`.
+ * @param {number} seconds
+ */
+function afterText(seconds) {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const parts = [d && `${d}d`, h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean);
+  return `after ${parts.length ? parts.join(' ') : '0s'}`;
+}
+
+/**
  * Every leaf of a JSON value with its path (`items[0].sku`); an empty object or array is a leaf.
  * @param {unknown} value
  * @param {string} [path]
