@@ -162,7 +162,12 @@ suite('reviewer page in Chromium, 1280 px', () => {
     const extra = await create(T.main, 'Refund F: policy and escalation shown', {
       reviewer_roles: ['finance'],
       ttl_seconds: 6000,
-      escalation: { levels: [{ after: '30m', roles: ['cfo'] }, { after: 5400, roles: ['ceo'] }] },
+      escalation: {
+        levels: [
+          { after: '30m', roles: ['cfo'] },
+          { after: 5400, roles: ['ceo'] },
+        ],
+      },
     });
     await page.route(`**/v1/approvals/${id(extra)}`, async (route) => {
       const res = await route.fetch();
