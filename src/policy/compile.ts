@@ -1,5 +1,6 @@
 import { compileCondition, type CompiledCondition } from './cel';
-import { durationSeconds, type EscalationChain, type PolicyFileV2, type RuleV2 } from './policy-v2';
+import { durationSeconds, type PolicyFileV2, type RuleV2 } from './policy-v2';
+import { evidenceChain } from '../common/escalation';
 import type { PolicyEvidence } from './policy-evidence';
 
 /** One rule ready to judge: its action as a regular expression and its condition compiled. */
@@ -51,18 +52,6 @@ function compileRule(file: PolicyFileV2, rule: RuleV2, index: number): CompiledR
       ? { grants: { max_for_seconds: durationSeconds(rule.grants.max_for), max_uses: rule.grants.max_uses } }
       : {}),
     ...(chain && rule.escalation ? { escalation: evidenceChain(rule.escalation, chain) } : {}),
-  };
-}
-
-function evidenceChain(name: string, c: EscalationChain): NonNullable<PolicyEvidence['escalation']> {
-  return {
-    name,
-    levels: c.levels.map((l) => ({
-      after_seconds: durationSeconds(l.after),
-      ...(l.notify ? { notify: l.notify } : {}),
-      ...(l.roles ? { roles: l.roles } : {}),
-    })),
-    repeat: c.repeat,
   };
 }
 

@@ -54,7 +54,7 @@ export async function escalate(
 }
 
 /** The escalate_before notice, as 0.1.0 gates record it. */
-function beforeExpiry(state: GateState, trail: AuditTrail): void {
+export function beforeExpiry(state: GateState, trail: AuditTrail): void {
   trail.append({
     event_type: 'approval.escalated',
     actor_type: 'system',

@@ -5,7 +5,7 @@ import { applyEvent, mergeArgs, type GateInput, type GateState, type Modificatio
 import type { GateActivities } from '../../worker/activities/contracts';
 import type { AuditTrail } from './audit-trail';
 import type { Deadlines } from './deadlines';
-import { escalate, type Escalation } from './escalate';
+import { beforeExpiry, escalate, type Escalation } from './escalate';
 
 // The steps of a gate that talk to the outside: validating a modification, waiting for a
 // decision, then the consume (external); the tool run (tool executor) is in tool-run.ts.
@@ -67,15 +67,8 @@ export async function awaitDecision(
     if (!settled() && handOver()) return;
   } else if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
-    if (escalateAt > Date.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested') {
-      trail.append({
-        event_type: 'approval.escalated',
-        actor_type: 'system',
-        actor_id: SYSTEM,
-        note: `no decision yet; expires at ${state.expires_at}`,
-        data: { approvals: state.votes.length, approvals_required: state.approvals_required },
-      });
-    }
+    if (escalateAt > Date.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
+      beforeExpiry(state, trail);
     if (!settled() && handOver()) return;
   }
   const remaining = deadline - Date.now();
