@@ -8,7 +8,7 @@ import { AuditStore } from '../../../src/store/audit-store';
 import { openDb } from '../../../src/store/db';
 import { getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
 import { saveExecutions } from './common';
-import type { Clients, GatePath } from './gate-kit';
+import { refund, type Clients, type GatePath } from './gate-kit';
 
 // Gates that tell reviewers (patch `gate-notices`): an escalation chain and notices at
 // creation, at each level and at the end. Recorded from 0.2.0 on (test/replay/README.md).
@@ -22,19 +22,6 @@ interface NoticePath extends Omit<GatePath, 'drive'> {
 }
 
 const NOTICES = 'gate-notices';
-
-function refund(over: Record<string, unknown>): Record<string, unknown> {
-  return {
-    correlation_id: `corr_${randomUUID().slice(0, 8)}`,
-    trigger_event_id: `ticket_${randomUUID()}`,
-    action: 'stripe.refund.create',
-    target: 'ch_3MvICBLkdIwHu7ix0Yx87a11',
-    summary: 'Full refund for a damaged shipment',
-    blast_radius: { currency: 'usd', amount_cents: 14500 },
-    args: { charge: 'ch_3MvICBLkdIwHu7ix0Yx87a11', amount: 14500, reason: 'requested_by_customer' },
-    ...over,
-  };
-}
 
 const vote = (sha: string, reviewer: string, decision: 'approve' | 'reject' = 'approve') => ({
   decision_id: `dec_${randomUUID()}`,
