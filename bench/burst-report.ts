@@ -1,7 +1,9 @@
 // The burst section's figures, each with its target (bench/README.md, "Figures and targets").
 import type { GateConfig } from '../src/config';
 import { DEFAULT_DECISION_WAIT_S, DEFAULT_MAX_BACKLOG_S } from '../src/config';
+import os from 'node:os';
 import type { BurstCreates, DecisionAnswers } from './burst-agents';
+import { totalCpu, type GateCpu } from './burst-workers';
 import type { BenchConfig } from './config';
 import { fmt, type Report } from './report';
 import { percentile } from './stats';
@@ -10,6 +12,10 @@ export interface BurstResult {
   gate: GateConfig;
   /** First tasks per second the workers ran alone. */
   workerRate: number;
+  /** CPU ms per create with no worker polling, per first task with the workers alone, and per gate of the burst. */
+  createCpu: GateCpu;
+  taskCpu: GateCpu;
+  burstCpu: GateCpu;
   creates: BurstCreates;
   /** Distinct request ids among the creates taken. */
   distinct: number;
@@ -51,6 +57,14 @@ export function reportBurst(report: Report, cfg: BenchConfig, r: BurstResult): v
     '/s',
     { op: '>=', value: 0.8 },
     ['accepted', 'worker first tasks'],
+  );
+  const part = (g: GateCpu) =>
+    `${fmt(totalCpu(g), 'ms')} (server ${fmt(g.server, 'ms')}, API and clients ${fmt(g.api, 'ms')}, workers ${fmt(g.workers, 'ms')})`;
+  const cores = os.cpus().length;
+  const busy = (rate: number, g: GateCpu) => ((rate * totalCpu(g)) / 1000).toFixed(2);
+  report.info(
+    'burst.cpu_per_gate',
+    `create alone ${part(r.createCpu)}; first task alone ${part(r.taskCpu)}; in the burst ${part(r.burstCpu)}. Cores busy: ${busy(r.workerRate, r.taskCpu)} of ${cores} alone, ${busy((taken * 1000) / r.creates.ms, r.burstCpu)} in the burst`,
   );
   report.info(
     'burst.creates_shed',

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { readBacklog } from '../src/client/backlog-admission';
+import { cpuMeter, treeCpuMs } from './cpu';
 import { startBenchApi } from './api';
 import { burstCreates } from './burst-agents';
 import { dataDir, gateEnv, progress, taskQueue, type BenchContext } from './context';
@@ -13,6 +14,8 @@ import { spawnWorkerProcess, type WorkerProcess } from './worker-process';
 
 export interface BurstWorkers {
   queue: string;
+  /** The worker processes' pids, for their CPU. */
+  pids: number[];
   env: NodeJS.ProcessEnv;
   /** Throws when the server or a worker process is gone. */
   check(): void;
@@ -32,6 +35,7 @@ export async function startBurstWorkers(ctx: BenchContext, part: string, count: 
   }
   return {
     queue,
+    pids: procs.map((p) => p.pid),
     env,
     check() {
       ctx.server.check();
@@ -47,19 +51,46 @@ function eventMs(e: temporal.api.history.v1.IHistoryEvent): number {
   return Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
 }
 
+/** CPU ms per gate, by where it was spent (NaN for a server with no process on this host). */
+export interface GateCpu {
+  /** The server's processes (with the database's under BENCH_SERVER_PIDS). */
+  server: number;
+  /** The bench process: the API and the agents' HTTP clients. */
+  api: number;
+  /** The gate worker processes. */
+  workers: number;
+}
+
+export const totalCpu = (c: GateCpu): number => c.server + c.api + c.workers;
+
+/** What the workers alone did, and what each part cost in CPU. */
+export interface FirstTaskRate {
+  /** First tasks a second. */
+  rate: number;
+  /** CPU per create while no worker polled (`workers` 0). */
+  createCpu: GateCpu;
+  /** CPU per first task while the workers ran alone (`api` 0: nothing else ran). */
+  taskCpu: GateCpu;
+}
+
 /**
  * The workers' first-task rate with nothing else happening: `n` gates created over HTTP on
  * a queue no worker polls yet, then `count` worker processes started on it; the rate is
  * `n` over the time from the first of those tasks started to the last completed, from the
- * server's own timestamps. The gates are terminated afterwards, the workers stopped.
+ * server's own timestamps. The gates are terminated afterwards, the workers stopped. The
+ * CPU of each part is read too, so that a ratio can be set against what the cores allow.
  */
-export async function firstTaskRate(ctx: BenchContext, count: number, n: number): Promise<number> {
+export async function firstTaskRate(ctx: BenchContext, count: number, n: number): Promise<FirstTaskRate> {
   const queue = taskQueue('burst-rate');
   const env = gateEnv(ctx, dataDir(ctx, 'burst-rate'), queue, { GATE_MAX_BACKLOG_S: '0' });
   const api = await startBenchApi(env);
   let ids: string[];
+  let createCpu: GateCpu;
   try {
+    const meter = cpuMeter(ctx.server.pids);
     const made = await burstCreates(api, 'rate', n, ctx.cfg.burstC, 0);
+    const spent = meter();
+    createCpu = { server: spent.server / n, api: spent.bench / n, workers: 0 };
     if (made.lost.length > 0) throw new Error(`${made.lost.length} creates failed: ${made.lost[0]!.why}`);
     ids = made.accepted.map((a) => a.id);
   } finally {
@@ -67,13 +98,22 @@ export async function firstTaskRate(ctx: BenchContext, count: number, n: number)
   }
   progress(`burst: ${n} gates waiting; starting ${count} worker process(es) on them`);
   const procs: WorkerProcess[] = [];
+  let taskCpu: GateCpu;
   try {
-    for (let i = 0; i < count; i++) procs.push(await spawnWorkerProcess(env));
+    // The server's CPU from before the first worker; each worker's from when it was ready (its start-up is no task's).
+    const s0 = treeCpuMs(ctx.server.pids);
+    const w0: number[] = [];
+    for (let i = 0; i < count; i++) {
+      procs.push(await spawnWorkerProcess(env));
+      w0.push(treeCpuMs([procs[i]!.pid]));
+    }
     await waitUntilSettled(ctx.client, ctx.cfg.namespace, queue, ids.slice(-20), {
       timeoutMs: Math.max(120_000, n * 200),
       onProgress: progress,
       check: () => ctx.server.check(),
     });
+    const workersMs = procs.reduce((sum, p, i) => sum + treeCpuMs([p.pid]) - w0[i]!, 0);
+    taskCpu = { server: (treeCpuMs(ctx.server.pids) - s0) / n, api: 0, workers: workersMs / n };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
   }
@@ -88,7 +128,7 @@ export async function firstTaskRate(ctx: BenchContext, count: number, n: number)
     last = Math.max(last, eventMs(done));
   });
   await terminateAll(ctx.client, ids);
-  return (n * 1000) / (last - first);
+  return { rate: (n * 1000) / (last - first), createCpu, taskCpu };
 }
 
 /** Terminates `ids` (untimed cleanup, no worker involved). */

@@ -12,7 +12,8 @@ import { loadConfig } from '../src/config';
 import { startBenchApi, type BenchApi } from './api';
 import { awaitApplied, burstCreates, decideAtOnce, listWhile, type Accepted } from './burst-agents';
 import { reportBurst } from './burst-report';
-import { backlogOf, firstTaskRate, startBurstWorkers, type BurstWorkers } from './burst-workers';
+import { backlogOf, firstTaskRate, startBurstWorkers, type BurstWorkers, type GateCpu } from './burst-workers';
+import { cpuMeter, treeCpuMs } from './cpu';
 import { behindS } from '../src/client/backlog-admission';
 import { progress, type BenchContext } from './context';
 import { waitForQuietServer, waitUntilSettled } from './settle';
@@ -25,8 +26,8 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
   const { cfg, client } = ctx;
   const gate = loadConfig(process.env);
   progress(`burst: the workers' first-task rate, ${cfg.burstRateN} gates, nothing else happening`);
-  const workerRate = await firstTaskRate(ctx, cfg.burstWorkers, cfg.burstRateN);
-  progress(`burst: ${workerRate.toFixed(1)} first tasks/s`);
+  const alone = await firstTaskRate(ctx, cfg.burstWorkers, cfg.burstRateN);
+  progress(`burst: ${alone.rate.toFixed(1)} first tasks/s`);
   await waitForQuietServer(ctx.server.pids, { timeoutMs: 60_000, onProgress: progress });
 
   let workers: BurstWorkers | undefined;
@@ -66,6 +67,8 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
     })();
     const lister = listWhile(api, 250);
     const step = Math.max(1, Math.ceil(cfg.burstN / 10));
+    const meter = cpuMeter(ctx.server.pids);
+    const w0 = treeCpuMs(w.pids);
     const t0 = now();
     const creates = await burstCreates(api, 'burst', cfg.burstN, cfg.burstC, SHED_WAIT_MS, (count) => {
       if (count % step === 0) {
@@ -80,6 +83,13 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
 
     // (c) the reviewer, a little later: approvals at once on the oldest and the newest gates.
     await sleep(cfg.burstPauseS * 1000);
+    // The burst's CPU up to the decisions, when the workers have caught up: creates, first tasks, the listings.
+    const spent = meter();
+    const burstCpu: GateCpu = {
+      server: spent.server / cfg.burstN,
+      api: spent.bench / cfg.burstN,
+      workers: (treeCpuMs(w.pids) - w0) / cfg.burstN,
+    };
     const byTime = [...creates.accepted].sort((a, b) => a.at - b.at);
     const half = Math.floor(d / 2);
     const targets: Accepted[] = [...byTime.slice(0, half), ...byTime.slice(-(d - half))];
@@ -94,7 +104,10 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
     const counted = await countGates(ctx, w.queue, made.length);
     reportBurst(ctx.report, cfg, {
       gate,
-      workerRate,
+      workerRate: alone.rate,
+      createCpu: alone.createCpu,
+      taskCpu: alone.taskCpu,
+      burstCpu,
       creates,
       distinct,
       counted,
