@@ -16,6 +16,8 @@ export interface BurstResult {
   createCpu: GateCpu;
   taskCpu: GateCpu;
   burstCpu: GateCpu;
+  /** Wall time over which burstCpu was read: the first create to the decisions. */
+  burstWallMs: number;
   creates: BurstCreates;
   /** Distinct request ids among the creates taken. */
   distinct: number;
@@ -64,7 +66,11 @@ export function reportBurst(report: Report, cfg: BenchConfig, r: BurstResult): v
   const busy = (rate: number, g: GateCpu) => ((rate * totalCpu(g)) / 1000).toFixed(2);
   report.info(
     'burst.cpu_per_gate',
-    `create alone ${part(r.createCpu)}; first task alone ${part(r.taskCpu)}; in the burst ${part(r.burstCpu)}. Cores busy: ${busy(r.workerRate, r.taskCpu)} of ${cores} alone, ${busy((taken * 1000) / r.creates.ms, r.burstCpu)} in the burst`,
+    `create alone ${part(r.createCpu)}; first task alone ${part(r.taskCpu)}; in the burst ${part(r.burstCpu)}. Cores busy: ${busy(r.workerRate, r.taskCpu)} of ${cores} alone, ${((totalCpu(r.burstCpu) * n) / r.burstWallMs).toFixed(2)} in the burst`,
+  );
+  report.info(
+    'burst.cpu_ceiling',
+    `${(totalCpu(r.taskCpu) / (totalCpu(r.createCpu) + totalCpu(r.taskCpu))).toFixed(2)} (a first task's CPU over a create's and a first task's: the creates' ratio's limit when the cores are full alone and in the burst)`,
   );
   report.info(
     'burst.creates_shed',

@@ -85,6 +85,7 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
     await sleep(cfg.burstPauseS * 1000);
     // The burst's CPU up to the decisions, when the workers have caught up: creates, first tasks, the listings.
     const spent = meter();
+    const burstWallMs = now() - t0;
     const burstCpu: GateCpu = {
       server: spent.server / cfg.burstN,
       api: spent.bench / cfg.burstN,
@@ -108,6 +109,7 @@ export async function burstSection(ctx: BenchContext): Promise<void> {
       createCpu: alone.createCpu,
       taskCpu: alone.taskCpu,
       burstCpu,
+      burstWallMs,
       creates,
       distinct,
       counted,
