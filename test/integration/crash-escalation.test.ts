@@ -84,10 +84,18 @@ it('escalates on time after the worker process is killed between two levels', as
     throw new Error(`${String(err)}\nhistory: ${kinds}\nworker: ${second.output().slice(-3000)}`);
   });
   const after = escalated.map((e) => Date.parse(e.timestamp) - created);
-  expect(after[0]).toBeGreaterThanOrEqual(15_000);
-  expect(after[0]).toBeLessThan(15_000 + MARGIN_MS);
-  expect(after[1]).toBeGreaterThanOrEqual(22_000);
-  expect(after[1]).toBeLessThan(22_000 + MARGIN_MS);
+  const onTime = (ms: number | undefined, at: number) => ms !== undefined && ms >= at && ms < at + MARGIN_MS;
+  if (!onTime(after[0], 15_000) || !onTime(after[1], 22_000)) {
+    // Seen once in CI (level 1 at +218 ms): the events and the history's times, so such a run can be read.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const t = (e: (typeof events)[number]) =>
+      Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) - created;
+    throw new Error(
+      `levels not on time: after ${JSON.stringify(after)} ms (created_at ${new Date(created).toISOString()})\n` +
+        `events: ${JSON.stringify(escalated.map((e) => ({ at: e.timestamp, data: e.data })))}\n` +
+        `history (ms after created_at): ${events.map((e) => `${e.eventId}:${e.eventType}@${t(e)}`).join(', ')}`,
+    );
+  }
   await waitFor('the level messages', () =>
     ['#level-1-crash', '#level-2-crash'].every((c) => slack.messages.filter((m) => m.posted_to === c).length === 1),
   );
