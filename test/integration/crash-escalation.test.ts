@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { prepareCreate } from '../../src/client/create-request';
 import type { AuditEvent } from '../../src/common/audit';
 import type { GateState } from '../../src/common/gate-state';
@@ -88,8 +89,7 @@ it('escalates on time after the worker process is killed between two levels', as
   if (!onTime(after[0], 15_000) || !onTime(after[1], 22_000)) {
     // Seen once in CI (level 1 at +218 ms): the events and the history's times, so such a run can be read.
     const events = (await handle.fetchHistory()).events ?? [];
-    const t = (e: (typeof events)[number]) =>
-      Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) - created;
+    const t = (e: (typeof events)[number]) => (optionalTsToMs(e.eventTime) ?? NaN) - created;
     throw new Error(
       `levels not on time: after ${JSON.stringify(after)} ms (created_at ${new Date(created).toISOString()})\n` +
         `events: ${JSON.stringify(escalated.map((e) => ({ at: e.timestamp, data: e.data })))}\n` +
