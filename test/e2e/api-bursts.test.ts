@@ -17,6 +17,7 @@ import { freePort } from '../support/ports';
 import { waitFor } from '../support/wait';
 import { startTestWorker, type RunningWorker } from '../support/temporal';
 import { tripDomain } from '../../examples/trip';
+import { createActivities } from '../../src/worker/activities';
 
 // A burst: the gate's task queue has no worker polling yet, so its first tasks wait, as
 // they do behind thousands of creates. The API sheds new creates (503 gate_busy, Retry-After)
@@ -225,4 +226,60 @@ it('answers 202 for decisions it cannot apply in time, applies one when a worker
   expect(retried.body).toMatchObject({ decision_id: won, status: decided.status });
   const after = (await call(a, 'GET', `/v1/approvals/${id}/audit`, a.reviewer)).body.events as AuditEvent[];
   expect(after.filter((e) => e.event_type === `approval.${decided.status}`)).toHaveLength(1);
+}, 120_000);
+
+it('stores the standing grant a decision answered 202 gives, once the gate applies it', async () => {
+  const rules = path.join(
+    fs.mkdtempSync(path.join(process.env.GATE_TEST_TMP ?? os.tmpdir(), 'bursts-rules-')),
+    'rules.yaml',
+  );
+  fs.writeFileSync(
+    rules,
+    [
+      'version: 2',
+      'defaults: { effect: require }',
+      'rules:',
+      '  - id: trusted-refunds',
+      '    action: refund.*',
+      '    grants: { max_for: 1h, max_uses: 2 }',
+      '',
+    ].join('\n'),
+  );
+  const a = await apiWithoutWorker({ GATE_MAX_BACKLOG_S: '0', GATE_DECISION_WAIT_S: '1', GATE_POLICY_FILE: rules });
+  stops.push(() => a.stop());
+  const target = `ch_${randomUUID().slice(0, 8)}`;
+  const created = await call(a, 'POST', '/v1/approvals', a.agent, refundBody('granting', { target }));
+  expect(created.status).toBe(201);
+  expect(created.body.policy).toMatchObject({ rule_id: 'trusted-refunds' });
+  const { request_id: id, payload_sha256: sha } = created.body;
+  const approve = await call(a, 'POST', `/v1/approvals/${id}/decision`, a.reviewer, {
+    decision: 'approve',
+    payload_sha256: sha,
+    decision_id: 'd-grant',
+    grant: { for: '30m', max_uses: 2 },
+  });
+  expect(approve.status).toBe(202);
+  const grantsOf = async () => (await call(a, 'GET', '/v1/grants', a.reviewer)).body.grants as { request_id: string }[];
+  expect(await grantsOf()).toEqual([]); // the API stored nothing: it never saw the decision applied
+
+  // The real worker's activities, on the API's database: the gate stores the grant it gave.
+  const { activities } = await createActivities({ db: a.db, domains: [tripDomain] });
+  const worker = await startTestWorker(activities, a.queue);
+  stops.push(() => worker.stop());
+  const grant = await waitFor(
+    'the grant in the store',
+    async () => (await grantsOf()).find((g) => g.request_id === id),
+    60_000,
+  );
+  expect(grant).toMatchObject({ rule_id: 'trusted-refunds', target, status: 'active', uses: 0, max_uses: 2 });
+  const { grant_id } = grant as unknown as { grant_id: string };
+  const chain = (await call(a, 'GET', `/v1/approvals/${id}`, a.reviewer)).body;
+  expect(chain).toMatchObject({ status: 'approved', grant: { grant_id } });
+
+  // It answers the next create of the same agent, action and target, at creation.
+  const next = await call(a, 'POST', '/v1/approvals', a.agent, refundBody('granted', { target }));
+  expect(next.status).toBe(201);
+  expect(next.body).toMatchObject({ status: 'approved', policy: { decided_by: `grant:${grant_id}`, grant_id } });
+  const store = new AuditStore(a.db);
+  expect((await store.list(`grant:${grant_id}`)).map((e) => e.event_type)).toEqual(['grant.issued', 'grant.used']);
 }, 120_000);

@@ -70,6 +70,7 @@ beforeAll(async () => {
     reviseToolCall: async () => ({ ok: false, issues: [{ path: '', message: 'not used by this test' }] }),
     resolveReviewers: async ({ approvals_required }) => ({ approvals_required }), // no rule file
     evaluatePolicy: (input) => evaluatePolicy({}, input), // no rule file
+    issueGrant: async () => ({ stored: false }), // no grant store
     ...createNotifyActivities({ settings: {} }), // no notification channels
   };
   worker = await startTestWorker(activities);

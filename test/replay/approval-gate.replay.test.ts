@@ -57,10 +57,16 @@ const COVERS: Covers = {
 /** The patch of gates decided at creation or with shadow verdicts (src/workflow/gate/policy-at-creation.ts). */
 const AT_CREATION = 'patch:policy-at-creation';
 
+/** The patch of gates that store the grants they give (src/workflow/gate/grant-issue.ts). */
+const STORES_GRANT = 'patch:gate-stores-grant';
+
 /** The patch of gates that tell reviewers (src/workflow/gate/notices.ts). */
 const NOTICES = 'patch:gate-notices';
 
-/** Paths of the releases after 0.1.0: gates under a version 2 rule file (recorder/judged-gate-paths.ts), gates that tell reviewers (recorder/notice-paths.ts). */
+/**
+ * Paths of the releases after 0.1.0: gates under a version 2 rule file (recorder/judged-gate-paths.ts),
+ * gates that tell reviewers (recorder/notice-paths.ts); after 0.2.0, gates that store their grants.
+ */
 const LATER: CoversAfter[] = [
   {
     after: '0.1.0',
@@ -94,6 +100,28 @@ const LATER: CoversAfter[] = [
         'event:approval.consumed',
       ],
       'grant-use.approvalGateWorkflow': [AT_CREATION, 'event:grant.used', 'event:approval.consumed'],
+    },
+  },
+  {
+    // The gate stores the standing grants its quorum gives (src/workflow/gate/grant-issue.ts).
+    after: '0.2.0',
+    covers: {
+      'grant-issue.approvalGateWorkflow': [
+        'decide:approve',
+        'event:approval.vote_recorded',
+        'event:approval.approved',
+        STORES_GRANT,
+        'activity:issueGrant',
+        'event:approval.consumed',
+      ],
+      'grant-by-signal.approvalGateWorkflow': [
+        AT_CREATION,
+        'signal:decide',
+        'event:approval.approved',
+        STORES_GRANT,
+        'activity:issueGrant',
+        'event:approval.consumed',
+      ],
     },
   },
 ];

@@ -5,6 +5,7 @@ import type { RecordedReview } from '../../policy/reviewer-policy';
 import type { PolicyDecision, PolicyEvidence, ShadowResult } from '../../policy/policy-evidence';
 import type { RecheckResult, RevisionResult, ToolOutput } from '../../domain/types';
 import type { DeliverNoticeInput, DeliverNoticeResult } from '../../common/notice';
+import type { IssuedGrant } from '../../common/grant';
 
 /** Which domain session a tool call belongs to. */
 export interface DomainRef {
@@ -98,6 +99,16 @@ export interface EvaluatePolicyResult {
   version: 1 | 2 | null;
 }
 
+/** A standing grant a gate's quorum gave, and the tenant whose later creates it may answer. */
+export interface IssueGrantInput {
+  grant: IssuedGrant;
+  tenant: string;
+}
+/** `stored: false` when the worker has no grant store (a worker built without one). */
+export interface IssueGrantResult {
+  stored: boolean;
+}
+
 /**
  * Activities the approvalGate workflow schedules. Implemented by `createGateActivities`.
  * `executeTool` throws a non-retryable ApplicationFailure of type ToolFailed when the
@@ -133,4 +144,11 @@ export interface GateActivities {
    * the one evaluation of src/policy/judge.ts, recorded in the creator's history.
    */
   evaluatePolicy(input: EvaluatePolicyInput): Promise<EvaluatePolicyResult>;
+  /**
+   * Stores the standing grant a quorum gave and opens its chain with `grant.issued`, once
+   * per grant id however often it runs. The gate stores every grant it gives, so one given
+   * by a decision that came by signal (a `202 decision_accepted`, or another service's
+   * signal) is stored too, not only one the API saw applied.
+   */
+  issueGrant(input: IssueGrantInput): Promise<IssueGrantResult>;
 }

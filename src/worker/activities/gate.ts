@@ -7,6 +7,7 @@ import type { RecheckResult } from '../../domain/types';
 import { reviewFor, type ReviewerPolicy } from '../../policy/reviewer-policy';
 import type { AuditStore } from '../../store/audit-store';
 import type { GrantStore } from '../../store/grant-store';
+import { issueGrant } from '../../client/grants';
 import { evaluatePolicy } from './policy';
 import { createNotifyActivities } from './notify';
 import type { ExecuteToolInput, GateActivities } from './contracts';
@@ -21,7 +22,7 @@ export interface GateActivityDeps {
   webhookReceivers: number;
   /** The worker's rule file (GATE_POLICY_FILE), for gates that workflows open; none: only the request's own rules. */
   policy?: ReviewerPolicy;
-  /** Standing grants that may answer a workflow's gate at creation. */
+  /** Standing grants that may answer a workflow's gate at creation, and where the grants gates give are stored. */
   grants?: GrantStore;
 }
 
@@ -78,6 +79,11 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
     resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
       reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
     evaluatePolicy: (input) => evaluatePolicy({ policy: deps.policy, grants: deps.grants, audit: deps.audit }, input),
+    async issueGrant({ grant, tenant }) {
+      if (!deps.grants) return { stored: false };
+      await issueGrant(deps.grants, deps.audit, grant, tenant);
+      return { stored: true };
+    },
     recheckAndExecuteTool: ({ snapshot, ...call }) =>
       heartbeating(async () => {
         const d = deps.domains.get(call.domain);

@@ -61,6 +61,8 @@ import { upsertChanged } from './search-attribute-sync';
 import { argsFinalizedSignal } from '../agent-run/messages';
 import { Notices } from './notices';
 import type { Escalation } from './escalate';
+import { GrantIssues } from './grant-issue';
+import { DEFAULT_TENANT } from '../../common/tenant';
 
 const now = (): string => new Date().toISOString();
 /**
@@ -106,6 +108,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     undefined,
     (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
   );
+  const grants = new GrantIssues(tenant ?? DEFAULT_TENANT);
 
   const publish = (): void => {
     upsertChanged([{ key: GATE_STATUS, value: state.status }]);
@@ -152,6 +155,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
       if (refusal) throw refusalFailure(refusal);
     }
     const { result, events } = applyDecision(state, d, now(), mod);
+    if (result.grant) grants.issue(result.grant); // also when the decision came by signal (patch gate-stores-grant)
     countDecision(state, d.decision);
     const written = appendAll(events, w);
     publish();
@@ -330,14 +334,18 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
     if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines, escalation);
-    if (full() && state.status === 'requested')
+    if (full() && state.status === 'requested') {
+      await grants.settled();
       await continueGate(input, state, trail, refusalsRecorded, notices?.handOver());
+    }
     publish();
     if (state.status === 'approved') {
       if (state.executor === 'external') {
         await awaitConsume(state, input, trail, full, deadlines);
-        if (full() && state.status === 'approved')
+        if (full() && state.status === 'approved') {
+          await grants.settled();
           await continueGate(input, state, trail, refusalsRecorded, notices?.handOver());
+        }
       } else if (state.executor === 'workflow')
         await CancellationScope.nonCancellable(() => handOver(state, input, trail));
       else await CancellationScope.nonCancellable(() => runTool(state, input, trail)); // once approved, the run's cancel does not stop it
@@ -352,6 +360,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   }
   await CancellationScope.nonCancellable(async () => {
     await condition(allHandlersFinished);
+    await grants.settled();
     // A workflow waits for the result of tool and workflow gates: their ended notices must not hold it.
     if (notices) await notices.finish(state.executor !== 'external');
     await trail.flush();

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { AuditEvent } from '../../../src/common/audit';
 import { GateClient } from '../../../src/client/gate-client';
+import { issueGrant } from '../../../src/client/grants';
 import { prepareCreate } from '../../../src/client/create-request';
 import { startOptions } from '../../../src/client/start-options';
 import { parsePolicyText } from '../../../src/policy/parse';
 import { AuditStore } from '../../../src/store/audit-store';
 import { openDb } from '../../../src/store/db';
 import { GrantStore } from '../../../src/store/grant-store';
+import type { IssueGrantInput } from '../../../src/worker/activities/contracts';
 import { getGateQuery } from '../../../src/workflow/gate/messages';
 import { expectPatches, saveExecutions, voteAsFinance } from './common';
 import { AGENT, create, ended, refund, vote, type Clients, type GatePath } from './gate-kit';
@@ -138,9 +140,16 @@ export const GATE_PATHS: Record<string, GatePath> = {
 /** The rule file of the `finance` client. */
 const FINANCE_RULES = 'rules:\n  - action: refund.*\n    roles: [finance]\n    min_approvals: 2\n';
 
-/** Store activities on `audit`; webhook receivers exist, so the gate's batches also schedule webhook deliveries. */
-function gateActivities(audit: AuditStore) {
+/**
+ * Store activities on `audit`; webhook receivers exist, so the gate's batches also schedule
+ * webhook deliveries. Grants the gates give are stored in `grants`, as a worker stores them.
+ */
+function gateActivities(audit: AuditStore, grants: GrantStore) {
   return {
+    issueGrant: async ({ grant, tenant }: IssueGrantInput) => (
+      await issueGrant(grants, audit, grant, tenant),
+      { stored: true }
+    ),
     recordAuditEvents: async ({ events }: { events: AuditEvent[] }) => (
       await audit.appendMany(events),
       { webhook_receivers: 1 }
@@ -162,7 +171,7 @@ export async function recordGatePaths(
   await audit.migrate();
   await grants.migrate();
   try {
-    await withWorker(gateActivities(audit), async (taskQueue) => {
+    await withWorker(gateActivities(audit, grants), async (taskQueue) => {
       const c: Clients = {
         client,
         taskQueue,

@@ -1,5 +1,7 @@
 import type { GrantRequest } from '../../../src/common/decision';
-import { getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
+import { DEFAULT_TENANT } from '../../../src/common/tenant';
+import { GATE_STORES_GRANT_PATCH } from '../../../src/workflow/gate/grant-issue';
+import { decideSignal, getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
 import { roleVote } from './common';
 import { AGENT, create, ended, vote, type Clients, type GatePath } from './gate-kit';
 
@@ -52,6 +54,8 @@ const args = (over: Record<string, unknown>) => ({
 /** The charge the standing grant covers (grants match agent, action and target). */
 const GRANT_TARGET = 'ch_3MvICBLkdIwHu7ix0YxGRANT';
 const GRANT: GrantRequest = { for: '1h', max_uses: 2 };
+/** The charge of the `grant-by-signal` path: a grant given there must not answer grant-use's create. */
+const SIGNAL_GRANT_TARGET = 'ch_3MvICBLkdIwHu7ix0YxSIGNL';
 
 /** Refuses unless the gate was decided at creation by `by`. */
 async function expectDecidedBy(c: Clients, id: string, by: string): Promise<void> {
@@ -128,7 +132,7 @@ export const JUDGED_GATE_PATHS: Record<string, GatePath> = {
       return ended(c, r.request_id);
     },
     expect: 'consumed',
-    patches: [AT_CREATION], // trial-large's shadow verdict
+    patches: [AT_CREATION, GATE_STORES_GRANT_PATCH], // trial-large's shadow verdict; the gate stores the grant too
   },
   /** The next request on the same charge (after `grant-issue`): approved at creation by `grant:<id>`, then consumed. */
   'grant-use': {
@@ -144,5 +148,30 @@ export const JUDGED_GATE_PATHS: Record<string, GatePath> = {
     },
     expect: 'consumed',
     patches: [AT_CREATION],
+  },
+  /**
+   * Two finance votes by signal (as another service sends them), each naming the same
+   * standing grant: no caller sees the quorum, so the gate stores the grant itself (from 0.3.0).
+   */
+  'grant-by-signal': {
+    drive: async (c) => {
+      const r = await create(c.judged, { target: SIGNAL_GRANT_TARGET, ...args({ amount: 30000 }) });
+      if (r.status !== 'requested') throw new Error(`grant-by-signal: created ${r.status}; expected requested`);
+      const gate = c.client.workflow.getHandle(r.request_id);
+      const state = await gate.query(getGateQuery);
+      for (const reviewer of ['rev-fin-1', 'rev-fin-2'])
+        await gate.signal(decideSignal, {
+          ...roleVote(state.payload_sha256, state.final_args_sha256, reviewer, ['finance']),
+          grant: GRANT,
+        });
+      for (let i = 0; !(await c.grants.list(DEFAULT_TENANT)).some((g) => g.request_id === r.request_id); i++) {
+        if (i === 300) throw new Error('grant-by-signal: the gate stored no standing grant within 30 s');
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      await c.judged.consume(r.request_id, AGENT);
+      return ended(c, r.request_id);
+    },
+    expect: 'consumed',
+    patches: [AT_CREATION, GATE_STORES_GRANT_PATCH],
   },
 };
