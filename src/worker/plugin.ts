@@ -58,6 +58,7 @@ export function approvalGatePlugin(options: ApprovalGatePluginOptions = {}): Sim
     webhookReceivers: cfg.webhookUrls.length,
     policy, // requireApproval/withApproval gates follow the same rule file as the API's creates
     grants, // and standing grants may answer them, as they answer the API's creates
+    notifyDefaults: cfg.notify?.notify, // GATE_NOTIFY tells of them too, as of the API's creates
   });
   // Every gate activity waits for the migration first; names and signatures stay the gate's own.
   const activities = Object.fromEntries(

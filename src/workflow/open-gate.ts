@@ -32,6 +32,11 @@ const Roles = z.array(RoleName).min(1).max(50);
  * grants) where 0.1.0 asked it only who decides (`resolveReviewers`).
  */
 export const WORKFLOW_GATE_JUDGED_PATCH = 'workflow-gate-judged';
+/**
+ * Patch id of workflow gates told the worker's GATE_NOTIFY when neither the request nor its
+ * rule names targets, as the API's creates are (0.2.0 told them nobody). Asked only then.
+ */
+export const WORKFLOW_GATE_NOTIFY_DEFAULTS_PATCH = 'workflow-gate-notify-defaults';
 const RULES_OPTIONS = { startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumAttempts: 5 } } as const;
 
 /** The gate could not be opened because its request id was used before: the state it ended in is not handed out again. */
@@ -129,7 +134,7 @@ export async function openGate(
   const limited = review.reviewer_policy !== undefined || judged?.evidence !== undefined || chain.chain !== undefined;
   // The chain and the targets told at creation: the request's own, else its rule's (bound into the evidence).
   const escalation = chain.chain ?? judged?.evidence?.escalation;
-  const notify = levelZeroTargets(request.notify, judged?.evidence?.notify, []);
+  const notify = levelZeroTargets(request.notify, judged?.evidence?.notify, notifyDefaults(request, judged));
   const payload = {
     ...parsed.data,
     ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
@@ -227,4 +232,11 @@ function policyOn(gateQueue: string): Pick<GateActivities, 'resolveReviewers' | 
 function earliest(expiresAt: string, seconds: number): string {
   const cap = Date.now() + seconds * 1000;
   return Date.parse(expiresAt) > cap ? new Date(cap).toISOString() : expiresAt;
+}
+
+/** The worker's GATE_NOTIFY, when it is what tells of this gate (patch workflow-gate-notify-defaults). */
+function notifyDefaults(request: ApprovalRequest, judged: EvaluatePolicyResult | undefined): string[] {
+  const defaults = judged?.default_notify ?? [];
+  const used = request.notify === undefined && judged?.evidence?.notify === undefined && defaults.length > 0;
+  return used && patched(WORKFLOW_GATE_NOTIFY_DEFAULTS_PATCH) ? defaults : [];
 }

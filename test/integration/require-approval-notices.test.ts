@@ -39,6 +39,7 @@ beforeAll(async () => {
     GATE_PUBLIC_URL: 'https://gate.example.test',
     GATE_SLACK_BOT_TOKEN: slack.token,
     GATE_SLACK_API_URL: slack.url,
+    GATE_NOTIFY: 'slack:#wf-default', // who is told of a gate whose request and rule name nobody
   });
   worker = await Worker.create({
     connection: nativeConnection,
@@ -117,3 +118,34 @@ it('refuses a chain level at or after the TTL before the gate opens', async () =
     /escalation\.levels\[0\]\.after: level 1 fires 60 s after creation, at or after the request expires/,
   );
 }, 60_000);
+
+it("tells the worker's GATE_NOTIFY of a gate whose request names nobody, and not of one that names none", async () => {
+  const start = (orderId: string, requestId: string, extra: Record<string, unknown> = {}) =>
+    client.workflow.start('refundWorkflow', {
+      workflowId: `wf-${randomUUID()}`,
+      taskQueue,
+      args: [{ order_id: orderId, cents: 900, request_id: requestId, ...extra }],
+    });
+  const told = `wf-default-${randomUUID()}`;
+  const silent = `wf-silent-${randomUUID()}`;
+  const handles = [await start('N3', told), await start('N4', silent, { notify: [] })];
+  await waitFor('the default message', () => slackTo('#wf-default').length === 1);
+  expect(((await gates.get(told)) as GateState).payload.notify).toEqual(['slack:#wf-default']);
+  expect(slackTo('#wf-default')[0]!.text).toContain(told);
+  const quiet = (await gates.get(silent)) as GateState;
+  expect(quiet.payload.notify).toBeUndefined(); // an empty list on the request means nobody
+
+  for (const id of [told, silent]) {
+    const state = (await gates.get(id)) as GateState;
+    await gates.decide(id, {
+      decision_id: randomUUID(),
+      reviewer_id: 'alice',
+      decision: 'reject',
+      reason: 'not this one',
+      payload_sha256: state.payload_sha256,
+    });
+  }
+  for (const h of handles)
+    expect(((await h.result()) as { outcome: { status: string } }).outcome.status).toBe('denied');
+  expect(slackTo('#wf-default')).toHaveLength(1);
+}, 120_000);

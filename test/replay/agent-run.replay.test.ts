@@ -75,7 +75,10 @@ const COVERS: Covers = {
 /** A run whose calls a version 2 rule file judged (src/workflow/agent-run/tool-call.ts). */
 const JUDGED_RUN = ['patch:run-call-judged', 'activity:planToolCall', 'event:policy.allowed', 'closed:completed'];
 
-/** Paths of the releases after 0.1.0: runs under a version 2 rule file (recorder/judged-run-paths.ts). */
+/**
+ * Paths of the releases after 0.1.0: runs under a version 2 rule file (recorder/judged-run-paths.ts);
+ * after 0.2.0, a tool gate told the worker's GATE_NOTIFY.
+ */
 const LATER: CoversAfter[] = [
   {
     after: '0.1.0',
@@ -86,6 +89,14 @@ const LATER: CoversAfter[] = [
       'judged-require.agentRunWorkflow': [...JUDGED_RUN, GATE],
       // The gate records the audit rule's verdict at creation.
       'judged-require.approvalGateWorkflow': [...TOOL_GATE, 'patch:policy-at-creation', 'event:policy.shadow'],
+    },
+  },
+  {
+    // A worker's GATE_NOTIFY tells of a tool gate whose rule names nobody (src/workflow/agent-run/tool-call.ts).
+    after: '0.2.0',
+    covers: {
+      'trip-notify-default.agentRunWorkflow': [...GATED_RUN, 'patch:run-call-notify-defaults', 'closed:completed'],
+      'trip-notify-default.approvalGateWorkflow': [...TOOL_GATE, 'patch:gate-notices', 'activity:deliverNotice'],
     },
   },
 ];

@@ -45,7 +45,10 @@ const JUDGED = [
 /** A gate the rule file decided at creation (src/workflow/gate/policy-at-creation.ts). */
 const AT_CREATION = 'patch:policy-at-creation';
 
-/** What the releases after 0.1.0 record: the judged parents, and the paths under a version 2 file (recorder/judged-workflow-paths.ts). */
+/**
+ * What the releases after 0.1.0 record: the judged parents, and the paths under a version 2
+ * file (recorder/judged-workflow-paths.ts); after 0.2.0, a gate told the worker's GATE_NOTIFY.
+ */
 const LATER: CoversAfter[] = [
   {
     after: '0.1.0',
@@ -72,10 +75,22 @@ const LATER: CoversAfter[] = [
       'with-approval-require.approvalGateWorkflow': [...GATE, 'activity:refundStillValid', 'event:snapshot.verified'],
     },
   },
+  {
+    // A worker's GATE_NOTIFY tells of a gate whose request and rule name nobody (src/workflow/open-gate.ts).
+    after: '0.2.0',
+    covers: {
+      'require-approval-notify-default.refundWorkflow': [
+        ...JUDGED,
+        'patch:workflow-gate-notify-defaults',
+        'activity:refund',
+      ],
+      'require-approval-notify-default.approvalGateWorkflow': [...GATE, 'patch:gate-notices', 'activity:deliverNotice'],
+    },
+  },
 ];
 
 /** The paths recorded under 0.1.0's refund rule (a version 1 file). */
-const UNDER_REFUND_RULE = new Set(['require-approval', 'with-approval']);
+const UNDER_REFUND_RULE = new Set(['require-approval', 'with-approval', 'require-approval-notify-default']);
 
 /** The parent's workflow id when it was recorded: its first gate is `<id>-approval-1`. */
 function recordedIdOf(f: HistoryFile): string {

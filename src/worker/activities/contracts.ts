@@ -96,6 +96,8 @@ export interface EvaluatePolicyResult {
   ttl_seconds?: number;
   /** Set when the gate is decided at creation: by the rule (allow, block) or by a standing grant. */
   decision?: PolicyDecision;
+  /** The worker's GATE_NOTIFY: told at creation when neither the request nor its rule names targets. */
+  default_notify?: string[];
   version: 1 | 2 | null;
 }
 

@@ -24,6 +24,8 @@ export interface GateActivityDeps {
   policy?: ReviewerPolicy;
   /** Standing grants that may answer a workflow's gate at creation, and where the grants gates give are stored. */
   grants?: GrantStore;
+  /** The worker's GATE_NOTIFY: who is told of a workflow's gate whose request and rule name nobody. */
+  notifyDefaults?: readonly string[];
 }
 
 /**
@@ -78,7 +80,11 @@ export function createGateActivities(deps: GateActivityDeps): GateActivities {
       deps.domains.get(domain).recheck(session_id, tool, input, snapshot),
     resolveReviewers: async ({ action, approvals_required, reviewer_roles }) =>
       reviewFor(deps.policy, action, { approvals_required, reviewer_roles }),
-    evaluatePolicy: (input) => evaluatePolicy({ policy: deps.policy, grants: deps.grants, audit: deps.audit }, input),
+    evaluatePolicy: (input) =>
+      evaluatePolicy(
+        { policy: deps.policy, grants: deps.grants, audit: deps.audit, notify: deps.notifyDefaults },
+        input,
+      ),
     async issueGrant({ grant, tenant }) {
       if (!deps.grants) return { stored: false };
       await issueGrant(deps.grants, deps.audit, grant, tenant);

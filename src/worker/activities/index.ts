@@ -50,9 +50,10 @@ export async function createActivities(o: ActivityOptions): Promise<{
       webhookReceivers: o.webhookUrls?.length ?? 0,
       policy: o.policy,
       grants,
+      notifyDefaults: o.notify?.notify,
     }),
     ...createRunActivities({
-      policy: { policy: o.policy, grants, audit },
+      policy: { policy: o.policy, grants, audit, notify: o.notify?.notify },
       domains,
       createModel: o.createModel ?? ((spec) => defaultCreateModel(spec)),
       resolveConversation: (c) => resolveConversation(conversations, c),

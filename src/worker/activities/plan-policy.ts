@@ -1,6 +1,6 @@
 import type { CallPlan, DomainTool } from '../../domain/types';
 import type { PlannedCall, PlanToolCallInput } from './run-contracts';
-import { evaluatePolicy, type PolicyActivityDeps } from './policy';
+import { defaultNotify, evaluatePolicy, type PolicyActivityDeps } from './policy';
 
 /**
  * An agent run's call under a version 2 rule file: the adapter's tier combined with the
@@ -15,7 +15,8 @@ export async function planWithPolicy(
   def: DomainTool,
   plan: CallPlan,
 ): Promise<PlannedCall> {
-  if (!deps.policy?.v2 || plan.policy === 'block') return plan;
+  if (!deps.policy?.v2 || plan.policy === 'block')
+    return plan.policy === 'require_approval' ? { ...plan, ...defaultNotify(deps) } : plan;
   const evidence = plan.evidence;
   const judged = await evaluatePolicy(deps, {
     request_id: `${input.session_id}-${input.call_id ?? def.name}`,
@@ -48,5 +49,6 @@ export async function planWithPolicy(
     approvals_required: judged.review.approvals_required,
     evidence,
     judged,
+    ...defaultNotify(deps),
   };
 }

@@ -11,6 +11,13 @@ export interface PolicyActivityDeps {
   policy?: ReviewerPolicy;
   grants?: GrantStore;
   audit?: AuditStore;
+  /** The worker's GATE_NOTIFY: who is told of a gate whose request and rule name nobody. */
+  notify?: readonly string[];
+}
+
+/** The worker's GATE_NOTIFY as an activity's answer carries it (none: the field is left out). */
+export function defaultNotify(deps: PolicyActivityDeps): { default_notify?: string[] } {
+  return deps.notify?.length ? { default_notify: [...deps.notify] } : {};
 }
 
 /**
@@ -56,6 +63,7 @@ export async function evaluatePolicy(
     shadow: j.shadow,
     ...(j.ttl_seconds ? { ttl_seconds: j.ttl_seconds } : {}),
     ...(decision ? { decision } : {}),
+    ...defaultNotify(deps),
     version: j.version,
   };
 }

@@ -44,7 +44,11 @@ export interface PlanToolCallInput extends DomainRef {
  * a pre-decision by a standing grant.
  */
 export type PlannedCall =
-  | (CallPlan & { judged?: EvaluatePolicyResult })
+  | (CallPlan & {
+      judged?: EvaluatePolicyResult;
+      /** On a call that needs a person: the worker's GATE_NOTIFY, told when the rule names no targets. */
+      default_notify?: string[];
+    })
   | { policy: 'unknown_tool'; known: string[] }
   | { policy: 'invalid_args'; issues: { path: string; message: string }[] };
 

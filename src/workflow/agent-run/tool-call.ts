@@ -11,6 +11,7 @@ import {
 import type { ToolCall, ToolMessage } from '../../common/conversation';
 import { payloadSha256, type EvidencePayload } from '../../common/evidence';
 import type { GateInput, GateState } from '../../common/gate-state';
+import { levelZeroTargets } from '../../common/escalation';
 import { digest } from '../../common/hashing';
 import { Interaction } from '../../common/interaction';
 import type { RecordedReview } from '../../policy/reviewer-policy';
@@ -18,7 +19,6 @@ import { toolResultMessage, type ToolResultInput } from '../../common/tool-resul
 import type { PlannedCall, RunActivities } from '../../worker/activities/run-contracts';
 import type { EvaluatePolicyResult } from '../../worker/activities/contracts';
 import { GateMetric, labelValue, meterName } from '../../common/metrics-catalog';
-import type { CallPlan } from '../../domain/types';
 import type { AuditTrail } from '../gate/audit-trail';
 import { approvalGateWorkflow } from '../gate/approval-gate';
 import { failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from '../internal/failures';
@@ -33,6 +33,11 @@ import type { InteractionResponse } from '../../common/interaction';
  * recorded in the run's trail. Plans recorded by 0.1.0 have no `judged`.
  */
 export const RUN_CALL_JUDGED_PATCH = 'run-call-judged';
+/**
+ * Patch id of a run's tool gates told the worker's GATE_NOTIFY when the rule names no targets,
+ * as the API's creates are (0.2.0 told them nobody). Asked only then.
+ */
+export const RUN_CALL_NOTIFY_DEFAULTS_PATCH = 'run-call-notify-defaults';
 
 const adapter = proxyActivities<RunActivities>({
   startToCloseTimeout: '1m',
@@ -207,7 +212,7 @@ async function execute(ctx: CallContext, call: ToolCall, input: Record<string, u
 async function gate(
   ctx: CallContext,
   call: ToolCall,
-  plan: Extract<CallPlan, { policy: 'require_approval' }>,
+  plan: Extract<PlannedCall, { policy: 'require_approval' }>,
   judged: EvaluatePolicyResult | undefined,
 ): Promise<ToolResultInput> {
   const { input, view } = ctx;
@@ -217,6 +222,13 @@ async function gate(
   const review = judged ? judged.review : await reviewersFor(plan.evidence.action, plan.approvals_required);
   if ('problem' in review) return { outcome: 'blocked', reason: review.problem };
   const ttlSeconds = Math.min(input.approval_ttl_seconds, judged?.ttl_seconds ?? Infinity);
+  // The rule's targets (an empty list tells nobody), else the worker's GATE_NOTIFY.
+  const defaults = judged?.evidence?.notify === undefined ? (plan.default_notify ?? []) : [];
+  const told = levelZeroTargets(
+    undefined,
+    judged?.evidence?.notify,
+    defaults.length > 0 && patched(RUN_CALL_NOTIFY_DEFAULTS_PATCH) ? defaults : [],
+  );
   const payload: EvidencePayload = {
     request_id: requestId,
     correlation_id: input.run_id,
@@ -230,7 +242,7 @@ async function gate(
     ...(judged?.evidence ? { policy: judged.evidence } : {}),
     // The rule's chain and targets, as the API's creates bind them (levels after the expiry never fire).
     ...(judged?.evidence?.escalation ? { escalation: judged.evidence.escalation } : {}),
-    ...(judged?.evidence?.notify?.length ? { notify: judged.evidence.notify } : {}),
+    ...(told.length ? { notify: told } : {}),
   };
   const gateInput: GateInput = {
     payload,

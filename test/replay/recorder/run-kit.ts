@@ -14,6 +14,8 @@ export interface RunPath {
   expect: { run: RunStatus; gate?: GateState['status']; executions?: number };
   /** The worker's rule file (GATE_POLICY_FILE) while this path is recorded; none when absent. */
   rules?: string;
+  /** The worker's GATE_NOTIFY while this path is recorded (delivered to a local Slack); none when absent. */
+  notify?: string;
   /** More of the run's input (its continue-as-new limits). */
   input?: Partial<RunInput>;
   /** The result one call must get (`call` id, `outcome`), e.g. a call the rule file blocked. */

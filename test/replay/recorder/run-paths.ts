@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { getGateQuery } from '../../../src/workflow/gate/messages';
 import { getRunQuery, respondInteractionUpdate } from '../../../src/workflow/agent-run/messages';
 import type * as Harness from '../../support/run-harness';
-import { executionHistories, expectPatches, GATE_TYPE, saveExecutions, voteAsFinance } from './common';
+import { executionHistories, expectPatches, GATE_TYPE, saveExecutions, slackDefaults, voteAsFinance } from './common';
 import type { History } from '../history-codec';
 import { JUDGED_RUN_PATHS } from './judged-run-paths';
 import { DRAFT, submit, type RunPath } from './run-kit';
@@ -112,6 +112,17 @@ export const RUN_PATHS: Record<string, RunPath> = {
     },
     expect: { run: 'cancelled', gate: 'cancelled' },
   },
+  /**
+   * The worker's GATE_NOTIFY names a Slack channel and no rule names targets: the run's tool
+   * gate is told there at creation (from 0.3.0), approved, and its message ended.
+   */
+  'trip-notify-default': {
+    notify: 'slack:#trip-approvals',
+    turns: [...DRAFT, submit('c3'), { content: 'Submitted, budget {{value:c3.budget}} KRW.' }],
+    drive: (h, client, runId) => h.decidePending(client, runId, { decision: 'approve' }),
+    expect: { run: 'completed', gate: 'consumed' },
+    patches: { run: ['run-call-notify-defaults'], gate: ['gate-notices'] },
+  },
 };
 
 /** Ids of the child gates a run started, in order, from its histories. */
@@ -176,19 +187,26 @@ export async function recordRunPaths(
   const { openSqlite } = await import('../../../src/store/db');
   const { tripDomain } = await import('../../../examples/trip');
   const h = await import('../../support/run-harness');
+  const { startSlackStandin } = await import('../../support/slack-standin');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(tmp, 'gate.db'));
+  const slack = await startSlackStandin();
   try {
     const paths = Object.entries({ ...RUN_PATHS, ...JUDGED_RUN_PATHS });
-    for (const rules of [...new Set(paths.map(([, p]) => p.rules))]) {
+    // One worker per rule file and GATE_NOTIFY, in the order the paths first name them.
+    const setting = (p: RunPath) => JSON.stringify([p.rules ?? null, p.notify ?? null]);
+    for (const key of [...new Set(paths.map(([, p]) => setting(p)))]) {
+      const { rules, notify } = paths.find(([, p]) => setting(p) === key)![1];
       const policy = rules === undefined ? undefined : parsePolicyText(rules, 'rules.yaml');
-      const { activities } = await createActivities({ db, domains: [tripDomain], policy });
+      const settings = notify ? slackDefaults(slack, notify) : undefined;
+      const { activities } = await createActivities({ db, domains: [tripDomain], policy, notify: settings });
       await withWorker(activities, async (taskQueue) => {
-        for (const [name, p] of paths) if (p.rules === rules) await recordRunPath(h, client, taskQueue, dir, name, p);
+        for (const [name, p] of paths) if (setting(p) === key) await recordRunPath(h, client, taskQueue, dir, name, p);
       });
     }
   } finally {
     await db.close();
+    await slack.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -13,4 +13,6 @@ export interface WorkflowPath {
   decidedBy?: string;
   /** The patch markers the parent's and its gate's histories must hold (see docs/upgrading.md, patch schedule). */
   patches?: { parent?: string[]; gate?: string[] };
+  /** The Slack channels the gate must have been told in (the worker's GATE_NOTIFY paths). */
+  told?: string[];
 }

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { Db } from '../../../src/store/db';
+import type { NotifySettings } from '../../../src/notify/config';
+import { startSlackStandin, type SlackStandin } from '../../support/slack-standin';
 import { GATE_TENANT, getGateQuery } from '../../../src/workflow/gate/messages';
-import { expectPatches, save, voteAsFinance, waitUntilRunning } from './common';
+import { expectPatches, save, slackDefaults, voteAsFinance, waitUntilRunning } from './common';
 import { JUDGED_WORKFLOW_PATHS, JUDGED_WORKFLOW_RULES } from './judged-workflow-paths';
 import type { WorkflowPath } from './workflow-kit';
 
@@ -31,6 +33,22 @@ export const WORKFLOW_PATHS: Record<string, WorkflowPath> = {
   },
 };
 
+/**
+ * Recorded on a worker whose GATE_NOTIFY names a Slack channel (from 0.3.0): a request that
+ * names no targets, under a rule that names none, is told there, as the API's creates are.
+ */
+export const NOTIFY_WORKFLOW_PATHS: Record<string, WorkflowPath> = {
+  'require-approval-notify-default': {
+    type: 'refundWorkflow',
+    args: { order_id: 'R3', cents: 5000, tenant: 'acme' },
+    expect: 'approved',
+    patches: { parent: ['workflow-gate-notify-defaults'], gate: ['gate-notices'] },
+    told: ['#refund-approvals'],
+  },
+};
+/** The GATE_NOTIFY of the worker that records NOTIFY_WORKFLOW_PATHS. */
+const NOTIFY_DEFAULT = 'slack:#refund-approvals';
+
 /** What a fixture workflow returns: requireApproval's outcome, or withApproval's gated outcome. */
 interface Ended {
   status?: string;
@@ -39,7 +57,14 @@ interface Ended {
 }
 
 /** Runs one path to its end, checks it, and saves the parent's history and its gate's. */
-async function recordWorkflowPath(client: Client, taskQueue: string, dir: string, name: string, p: WorkflowPath) {
+async function recordWorkflowPath(
+  client: Client,
+  taskQueue: string,
+  dir: string,
+  name: string,
+  p: WorkflowPath,
+  slack: SlackStandin,
+) {
   const parent = await client.workflow.start(p.type, {
     workflowId: `replay-${name}-${randomUUID()}`,
     taskQueue,
@@ -57,6 +82,9 @@ async function recordWorkflowPath(client: Client, taskQueue: string, dir: string
     throw new Error(`${name}: decided by ${decidedBy ?? 'nobody'}; expected ${p.decidedBy ?? 'rev-fin-2'}`);
   if ((await gate.describe()).typedSearchAttributes.get(GATE_TENANT) !== 'acme')
     throw new Error(`${name}: the gate is not in tenant acme`);
+  for (const channel of p.told ?? [])
+    if (!slack.messages.some((m) => m.posted_to === channel && m.text?.includes(gate.workflowId)))
+      throw new Error(`${name}: the gate was not told in ${channel}`);
   await expectPatches(client, name, parent.workflowId, p.patches?.parent ?? []);
   await expectPatches(client, name, gate.workflowId, p.patches?.gate ?? []);
   save(dir, name, await parent.fetchHistory(), status);
@@ -71,29 +99,34 @@ export async function recordWorkflowPaths(connection: NativeConnection, client: 
   const { openSqlite } = await import('../../../src/store/db');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-wf-'));
   const db = openSqlite(path.join(tmp, 'gate.db'));
+  const slack = await startSlackStandin();
   try {
-    const sets: [string, Record<string, WorkflowPath>][] = [
+    const sets: [string, Record<string, WorkflowPath>, string?][] = [
       [REFUND_RULES, WORKFLOW_PATHS],
       [JUDGED_WORKFLOW_RULES, JUDGED_WORKFLOW_PATHS],
+      [REFUND_RULES, NOTIFY_WORKFLOW_PATHS, NOTIFY_DEFAULT],
     ];
-    for (const [i, [rules, paths]] of sets.entries()) {
+    for (const [i, [rules, paths, notify]] of sets.entries()) {
       const policyFile = path.join(tmp, `rules-${i}.yaml`);
       fs.writeFileSync(policyFile, rules);
-      await withFixtureWorker(connection, db, policyFile, async (taskQueue) => {
-        for (const [name, p] of Object.entries(paths)) await recordWorkflowPath(client, taskQueue, dir, name, p);
+      const settings = notify ? slackDefaults(slack, notify) : undefined;
+      await withFixtureWorker(connection, db, policyFile, settings, async (taskQueue) => {
+        for (const [name, p] of Object.entries(paths)) await recordWorkflowPath(client, taskQueue, dir, name, p, slack);
       });
     }
   } finally {
+    await slack.close();
     await db.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** A worker hosting the fixture workflows with the gate's plugin under `policyFile`, while `run` runs. */
+/** A worker hosting the fixture workflows with the gate's plugin under `policyFile` (and `notify`), while `run` runs. */
 async function withFixtureWorker(
   connection: NativeConnection,
   db: Db,
   policyFile: string,
+  notify: NotifySettings | undefined,
   run: (taskQueue: string) => Promise<void>,
 ): Promise<void> {
   const { approvalGatePlugin } = await import('../../../src/worker');
@@ -104,7 +137,7 @@ async function withFixtureWorker(
     taskQueue,
     workflowsPath: require.resolve('../../fixtures/library/workflows'),
     activities: { ...libraryActivities },
-    plugins: [approvalGatePlugin({ db, webhookUrls: [], policyFile })],
+    plugins: [approvalGatePlugin({ db, webhookUrls: [], policyFile, ...(notify ? { notify } : {}) })],
   });
   await worker.runUntil(() => run(taskQueue));
 }
