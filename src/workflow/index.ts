@@ -2,8 +2,10 @@
 // workflow code; your worker bundles it.
 export { requireApproval } from './require-approval';
 export {
+  gatedActivities,
   withApproval,
   type ApprovalSpec,
+  type GatedActivity,
   type ExecutedOutcome,
   type GatedCall,
   type GatedOutcome,

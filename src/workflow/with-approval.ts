@@ -103,3 +103,39 @@ export function withApproval<A extends Record<string, unknown>, R>(
     };
   };
 }
+
+/** The args an activity is called with (its first parameter). */
+type ArgsOf<F> = F extends (args: infer A, ...rest: never[]) => Promise<unknown> ? A : never;
+
+/** One of your activities as `gatedActivities` returns it: called with its args, resolving with the gate's outcome. */
+export type GatedActivity<F> = F extends (args: infer A, call: GatedCall) => Promise<infer R>
+  ? A extends Record<string, unknown>
+    ? (args: A) => Promise<GatedOutcome<A, R>>
+    : never
+  : never;
+
+/**
+ * `withApproval` for several activities at once: `activities` is your `proxyActivities`
+ * stub, `specs` names the ones that need a person, each with its `ApprovalSpec`. Returns
+ * those activities, gated; the others stay ungated on the stub.
+ *
+ * @example
+ * const gated = gatedActivities(acts, {
+ *   refund: { request: (a) => ({ action: 'refund.create', target: `order/${a.order_id}`, summary: `Refund ${a.cents} cents`, ttl: '1h' }) },
+ *   voidInvoice: { request: (a) => ({ action: 'invoice.void', target: `invoice/${a.invoice_id}`, summary: 'Void the invoice', ttl: '1h' }) },
+ * });
+ * const r = await gated.refund({ order_id: 'A1', cents: 1200 }); // r.status: 'executed' | 'denied' | …
+ */
+export function gatedActivities<T extends object, S extends { [K in keyof T]?: ApprovalSpec<ArgsOf<T[K]>> }>(
+  activities: T,
+  specs: S,
+): { [K in keyof S & keyof T]: GatedActivity<T[K]> } {
+  const gated: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(specs) as [string, ApprovalSpec<Record<string, unknown>> | undefined][]) {
+    if (!spec) continue;
+    const activity: unknown = (activities as Record<string, unknown>)[name];
+    if (typeof activity !== 'function') throw new TypeError(`gatedActivities: ${name} is not an activity of the stub`);
+    gated[name] = withApproval(activity as (args: Record<string, unknown>, call: GatedCall) => Promise<unknown>, spec);
+  }
+  return gated as { [K in keyof S & keyof T]: GatedActivity<T[K]> };
+}

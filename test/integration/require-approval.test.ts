@@ -195,6 +195,24 @@ describe('requireApproval from a workflow of your own', () => {
   });
 });
 
+describe('gatedActivities: several of your activities gated at once', () => {
+  it('runs each gated activity only after its own approval, and not after a rejection', async () => {
+    const h = await start('gatedOpsWorkflow', { order_id: 'G1', invoice_id: 'inv_G1' });
+    const refundId = `${h.workflowId}-approval-1`;
+    await decide(await pendingGate(refundId), 'approve');
+    const voidId = `${h.workflowId}-approval-2`;
+    const voidGate = await pendingGate(voidId);
+    expect(voidGate.payload).toMatchObject({ action: 'invoice.void', args: { invoice_id: 'inv_G1' } });
+    await decide(voidGate, 'reject', { reason: 'the invoice is paid' });
+    expect(await h.result()).toEqual({
+      refund: expect.objectContaining({ status: 'executed', request_id: refundId, result: 'refunded 700 cents on G1' }),
+      voided: expect.objectContaining({ status: 'denied', request_id: voidId, reason: 'the invoice is paid' }),
+    });
+    expect(activities.refunds.get(refundId)).toEqual({ order_id: 'G1', cents: 700, calls: 1 });
+    expect(activities.voided.has(voidId)).toBe(false);
+  });
+});
+
 describe('withApproval around an activity of your own', () => {
   it('runs the activity once after approval, keyed by the request id', async () => {
     const h = await start('gatedRefundWorkflow', { order_id: 'B1' });
