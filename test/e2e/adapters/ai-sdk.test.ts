@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, tool, type ModelMessage } from 'ai';
+import { generateText, streamText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { approvalGate, httpGate } from '../../../src/adapters/ai-sdk';
@@ -7,8 +7,8 @@ import { payloadSha256 } from '../../../src/common/evidence';
 import { waitFor } from '../../support/wait';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
-import { callTools, say, type GenerateResult } from './ai-sdk-script';
-import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
+import { callTools, say, streamed, type GenerateResult } from './ai-sdk-script';
+import { approveOneRejectOne, batchGateIds, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
 
 let h: ApiHarness;
 beforeAll(async () => {
@@ -194,10 +194,7 @@ describe('approval-gate/ai-sdk', () => {
     // The ungated call ran in the first turn; the two gated ones wait.
     expect(agent.ran).toEqual([{ tool: 'lookup', input: batch.args.ungated }]);
     const reply = agent.gate.respond(messages);
-    const ids = {
-      approved: agent.gate.requestId('refund', batch.approved, batch.args.approved),
-      rejected: agent.gate.requestId('refund', batch.rejected, batch.args.rejected),
-    };
+    const ids = batchGateIds(batch, (t, c, x) => agent.gate.requestId(t, c, x));
     await approveOneRejectOne(h, { ...ids, reason: batch.reason }, reply);
     const answer = (await reply)!;
     expect(answer.content.map((p) => p.approved)).toEqual([true, false]);
@@ -206,6 +203,36 @@ describe('approval-gate/ai-sdk', () => {
     expect(agent.ran.map((r) => r.tool)).toEqual(['lookup', 'refund']);
     expectBatchOutcome(batch, agent.ran, toolResults(messages));
     expect(toolResults(messages).get(batch.rejected)![0]).toMatchObject({ type: 'execution-denied' });
+  });
+
+  it('works the same when the model streams (streamText): one gate per call, each answered once, the approved one run once', async () => {
+    const agent = refundAgent();
+    const batch = batchTurn();
+    const model = new MockLanguageModelV3({ doStream: [streamed(callTools(...batch.calls)), streamed(say('Done.'))] });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Refund the damaged orders' }];
+    const first = streamText({ model, tools: agent.tools, messages });
+    const parts = [];
+    for await (const p of first.fullStream) parts.push(p);
+    expect(parts.filter((p) => p.type === 'tool-approval-request').map((p) => p.toolCall.toolCallId)).toEqual([
+      batch.approved,
+      batch.rejected,
+    ]);
+    messages.push(...stored((await first.response).messages));
+    expect(agent.ran).toEqual([{ tool: 'lookup', input: batch.args.ungated }]);
+
+    const reply = agent.gate.respond(messages);
+    const ids = batchGateIds(batch, (t, c, x) => agent.gate.requestId(t, c, x));
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, reply);
+    messages.push((await reply)!);
+    const second = streamText({ model, tools: agent.tools, messages });
+    expect(await second.text).toBe('Done.');
+    messages.push(...stored((await second.response).messages));
+    expectBatchOutcome(batch, agent.ran, toolResults(messages));
+    expect(toolResults(messages).get(batch.rejected)![0]).toMatchObject({
+      type: 'execution-denied',
+      reason: expect.stringContaining(batch.reason),
+    });
+    expect((await h.get(ids.approved)).body.status).toBe('consumed');
   });
 
   it('refuses to run a call approved only in client-held messages', async () => {

@@ -65,6 +65,17 @@ export function batchTurn() {
   return { approved, rejected, ungated, args, calls, reason: 'over the daily limit' };
 }
 
+/** The gate ids of the batch's two gated refunds, from an adapter's `requestId(tool, callId, args)`. */
+export function batchGateIds(
+  batch: ReturnType<typeof batchTurn>,
+  requestId: (tool: string, callId: string, args: Record<string, unknown>) => string,
+): { approved: string; rejected: string } {
+  return {
+    approved: requestId('refund', batch.approved, batch.args.approved),
+    rejected: requestId('refund', batch.rejected, batch.args.rejected),
+  };
+}
+
 /** After the batch: the lookup and the approved refund ran once each, and every call has exactly one result. */
 export function expectBatchOutcome(
   batch: ReturnType<typeof batchTurn>,

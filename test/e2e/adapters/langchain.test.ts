@@ -161,6 +161,28 @@ describe('approval-gate/langchain', () => {
     expect(toolResults(result.messages).get(batch.rejected)![0]!.content).toContain(batch.reason);
     expect(result.messages.at(-1)!.content).toBe('Done.');
   });
+
+  it('works the same when the agent streams (stream, streamMode values): the approved call run once', async () => {
+    const batch = batchTurn();
+    const a = refundAgent(batch.calls, 'Done.');
+    const states: { messages: BaseMessage[] }[] = [];
+    const running = (async () => {
+      const stream = await a.agent.stream(
+        { messages: [{ role: 'user', content: 'Refund the damaged order' }] },
+        { configurable: { thread_id: a.thread }, streamMode: 'values' },
+      );
+      for await (const state of stream) states.push(state);
+    })();
+    const ids = { approved: a.requestId('refund', batch.approved), rejected: a.requestId('refund', batch.rejected) };
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, running, () => expect(a.ran).toEqual([]));
+    await running;
+    expect(states.length).toBeGreaterThan(2); // the input, each step's state, the answer
+    const last = states.at(-1)!.messages;
+    expectBatchOutcome(batch, a.ran, toolResults(last));
+    expect(toolResults(last).get(batch.rejected)![0]!.content).toContain(batch.reason);
+    expect(last.at(-1)!.content).toBe('Done.');
+    expect((await h.get(ids.approved)).body.status).toBe('consumed');
+  });
 });
 
 describe('approval-gate/langchain across a restart', () => {

@@ -1,4 +1,4 @@
-import { Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
+import { Usage, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents-core';
 
 /**
  * A scripted `Model` for OpenAI Agents: each turn's output comes from `next`, given the
@@ -13,8 +13,17 @@ export class ScriptedModel implements Model {
     return { usage: new Usage(), output: this.next(request), responseId: `resp_${this.requests.length}` };
   }
 
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('the scripted model does not stream');
+  /** The same turn as a provider streams it: each message's text as a delta, then the whole response. */
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const { output, responseId } = await this.getResponse(request);
+    yield { type: 'response_started' };
+    for (const item of output)
+      if (item.type === 'message' && item.role === 'assistant')
+        for (const c of item.content) if (c.type === 'output_text') yield { type: 'output_text_delta', delta: c.text };
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    // The scripted turns are the items a streamed response carries: messages and function calls.
+    const items = output as Extract<StreamEvent, { type: 'response_done' }>['response']['output'];
+    yield { type: 'response_done', response: { id: responseId ?? 'resp', usage, output: items } };
   }
 }
 

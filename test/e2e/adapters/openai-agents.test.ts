@@ -5,7 +5,7 @@ import { approvalGate, httpGate } from '../../../src/adapters/openai-agents';
 import { payloadSha256 } from '../../../src/common/evidence';
 import { ApiHarness } from '../api-harness';
 import { agentEnv, fixtureTransport, killApproveRestart, refundArgs } from './restart';
-import { approveOneRejectOne, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
+import { approveOneRejectOne, batchGateIds, batchTurn, decideWhenOpen, expectBatchOutcome } from './decide';
 import { ScriptedModel, functionCall, hasToolResults, message } from './openai-agents-script';
 
 let h: ApiHarness;
@@ -151,10 +151,7 @@ describe('approval-gate/openai-agents', () => {
     let result = await run(a.agent, 'Refund both');
     expect(result.interruptions).toHaveLength(2);
     const decided = a.gate.decide(result);
-    const ids = {
-      approved: a.gate.requestId('refund', batch.approved, batch.args.approved),
-      rejected: a.gate.requestId('refund', batch.rejected, batch.args.rejected),
-    };
+    const ids = batchGateIds(batch, (t, c, x) => a.gate.requestId(t, c, x));
     await approveOneRejectOne(h, { ...ids, reason: batch.reason }, decided);
     expect((await decided).map((d) => d.outcome)).toEqual(['approved', 'denied']);
     result = await run(a.agent, result.state);
@@ -162,6 +159,28 @@ describe('approval-gate/openai-agents', () => {
     expectBatchOutcome(batch, a.ran, toolResults(result.history));
     const [denied] = toolResults(result.history).get(batch.rejected)! as { text: string }[];
     expect(denied!.text).toContain(batch.reason);
+  });
+
+  it('works the same when the run streams (stream: true): one gate per interruption, the approved call run once', async () => {
+    const batch = batchTurn();
+    const a = refundAgent(batch.calls, 'Done.');
+    const paused = await run(a.agent, 'Refund both', { stream: true });
+    await paused.completed;
+    expect(paused.interruptions).toHaveLength(2);
+    const decided = a.gate.decide(paused);
+    const ids = batchGateIds(batch, (t, c, x) => a.gate.requestId(t, c, x));
+    await approveOneRejectOne(h, { ...ids, reason: batch.reason }, decided);
+    expect((await decided).map((d) => d.outcome)).toEqual(['approved', 'denied']);
+    const resumed = await run(a.agent, paused.state, { stream: true });
+    let streamed = '';
+    for await (const chunk of resumed.toTextStream()) streamed += chunk;
+    await resumed.completed;
+    expect(streamed).toBe('Done.');
+    expect(resumed.finalOutput).toBe('Done.');
+    expectBatchOutcome(batch, a.ran, toolResults(resumed.history));
+    const [denied] = toolResults(resumed.history).get(batch.rejected)! as { text: string }[];
+    expect(denied!.text).toContain(batch.reason);
+    expect((await h.get(ids.approved)).body.status).toBe('consumed');
   });
 
   it('does not run a call approved only in the caller-held run state', async () => {
