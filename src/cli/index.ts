@@ -11,15 +11,16 @@ import { serviceCommands } from './commands/services';
 import { stackCommand } from './commands/stack';
 import { exitCodeFor } from './exit-code';
 import { describeError, processIo, type CliIo } from './io';
+import { packageVersion } from '../package-version';
 
 /**
  * The `gate` command tree. Commander never exits the process itself (exitOverride):
  * its parse errors are thrown, so `main` maps them to exit code 2.
  */
 export function buildProgram(io: CliIo = processIo): Command {
-  const program = new Command('gate').description(
-    'durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal',
-  );
+  const program = new Command('gate')
+    .description('durable human-in-the-loop approval gates for LLM agent tool calls, on Temporal')
+    .version(packageVersion(), '-V, --version', 'print the version of approval-gate');
   const subcommands = [
     ...serviceCommands(io),
     approvalsCommand(io),

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { CommanderError } from 'commander';
 import { chainEvent, type AuditEvent } from '../../src/common/audit';
 import { ApiError, CheckFailedError, ExitCode, UnreachableError, UsageError } from '../../src/cli/errors';
@@ -195,6 +197,13 @@ describe('exit codes', () => {
     const { io, out } = bufferIo();
     expect(await main(['approve', '--help'], io)).toBe(ExitCode.Ok);
     expect(out.join('')).toContain('Usage: gate approve');
+  });
+
+  it.each([['--version'], ['-V']])('prints the package version for %s and exits 0', async (flag) => {
+    const { io, out } = bufferIo();
+    expect(await main([flag], io)).toBe(ExitCode.Ok);
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    expect(out.join('').trim()).toBe(version);
   });
 });
 
