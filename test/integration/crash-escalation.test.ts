@@ -90,8 +90,11 @@ it('escalates on time after the worker process is killed between two levels', as
     // Seen once in CI (level 1 at +218 ms): the events and the history's times, so such a run can be read.
     const events = (await handle.fetchHistory()).events ?? [];
     const t = (e: (typeof events)[number]) => (optionalTsToMs(e.eventTime) ?? NaN) - created;
+    // The state as the second worker has it: a created_at other than the first worker's points at the replay.
+    const replayed = (await handle.query(getGateQuery)).created_at;
     throw new Error(
-      `levels not on time: after ${JSON.stringify(after)} ms (created_at ${new Date(created).toISOString()})\n` +
+      `levels not on time: after ${JSON.stringify(after)} ms (created_at ${new Date(created).toISOString()}, ` +
+        `${replayed} on the second worker)\n` +
         `events: ${JSON.stringify(escalated.map((e) => ({ at: e.timestamp, data: e.data })))}\n` +
         `history (ms after created_at): ${events.map((e) => `${e.eventId}:${e.eventType}@${t(e)}`).join(', ')}`,
     );
