@@ -16,7 +16,8 @@ import type { GateInput, GateState } from '../common/gate-state';
 import { digest } from '../common/hashing';
 import { RoleName } from '../policy/reviewer-policy';
 import { EscalationChain, NotifyTarget } from '../policy/policy-v2';
-import { INLINE_CHAIN, levelsPastExpiry, levelZeroTargets, type GateChain } from '../common/escalation';
+import { INLINE_CHAIN, levelsPastExpiry, type GateChain } from '../common/escalation';
+import { toldAtCreation } from './internal/notify-defaults';
 import { TENANT_SHAPE } from '../common/tenant';
 import type { EvaluatePolicyResult, GateActivities } from '../worker/activities/contracts';
 import type { RecordedReview } from '../policy/reviewer-policy';
@@ -134,7 +135,12 @@ export async function openGate(
   const limited = review.reviewer_policy !== undefined || judged?.evidence !== undefined || chain.chain !== undefined;
   // The chain and the targets told at creation: the request's own, else its rule's (bound into the evidence).
   const escalation = chain.chain ?? judged?.evidence?.escalation;
-  const notify = levelZeroTargets(request.notify, judged?.evidence?.notify, notifyDefaults(request, judged));
+  const notify = toldAtCreation(
+    request.notify,
+    judged?.evidence?.notify,
+    judged?.default_notify,
+    WORKFLOW_GATE_NOTIFY_DEFAULTS_PATCH,
+  );
   const payload = {
     ...parsed.data,
     ...(review.reviewer_policy ? { reviewer_policy: review.reviewer_policy } : {}),
@@ -232,11 +238,4 @@ function policyOn(gateQueue: string): Pick<GateActivities, 'resolveReviewers' | 
 function earliest(expiresAt: string, seconds: number): string {
   const cap = Date.now() + seconds * 1000;
   return Date.parse(expiresAt) > cap ? new Date(cap).toISOString() : expiresAt;
-}
-
-/** The worker's GATE_NOTIFY, when it is what tells of this gate (patch workflow-gate-notify-defaults). */
-function notifyDefaults(request: ApprovalRequest, judged: EvaluatePolicyResult | undefined): string[] {
-  const defaults = judged?.default_notify ?? [];
-  const used = request.notify === undefined && judged?.evidence?.notify === undefined && defaults.length > 0;
-  return used && patched(WORKFLOW_GATE_NOTIFY_DEFAULTS_PATCH) ? defaults : [];
 }

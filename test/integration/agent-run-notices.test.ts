@@ -5,12 +5,11 @@ import type { Client, Connection } from '@temporalio/client';
 import { tripDomain } from '../../examples/trip';
 import type { GateState } from '../../src/common/gate-state';
 import type { RunView } from '../../src/workflow/agent-run/messages';
-import { notifySettingsFrom } from '../../src/notify/config';
 import { openSqlite, type Db } from '../../src/store/db';
 import { createActivities } from '../../src/worker/activities';
 import { getGateQuery } from '../../src/workflow/gate/messages';
 import { decidePending, draftAndValidate, startRun, waitForRun } from '../support/run-harness';
-import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
+import { slackDefaults, startSlackStandin, type SlackStandin } from '../support/slack-standin';
 import { startTestWorker, testClient, type RunningWorker } from '../support/temporal';
 import { waitFor } from '../support/wait';
 
@@ -26,12 +25,7 @@ let connection: Connection;
 beforeAll(async () => {
   slack = await startSlackStandin();
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-run-notices-')), 'gate.db'));
-  const notify = notifySettingsFrom({
-    GATE_PUBLIC_URL: 'https://gate.example.test',
-    GATE_SLACK_BOT_TOKEN: slack.token,
-    GATE_SLACK_API_URL: slack.url,
-    GATE_NOTIFY: 'slack:#trip-approvals',
-  });
+  const notify = slackDefaults(slack, 'slack:#trip-approvals');
   const { activities } = await createActivities({ db, domains: [tripDomain], notify });
   worker = await startTestWorker(activities);
   ({ client, connection } = await testClient());

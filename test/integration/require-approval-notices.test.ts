@@ -7,14 +7,13 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { GateClient } from '../../src/client/gate-client';
 import type { AuditEvent } from '../../src/common/audit';
 import type { GateState } from '../../src/common/gate-state';
-import { notifySettingsFrom } from '../../src/notify/config';
 import { AuditStore } from '../../src/store/audit-store';
 import { openSqlite, type Db } from '../../src/store/db';
 import { approvalGatePlugin } from '../../src/worker';
 import { getAuditQuery } from '../../src/workflow/gate/messages';
 import * as activities from '../fixtures/library/activities';
 import { waitFor } from '../support/wait';
-import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
+import { slackDefaults, startSlackStandin, type SlackStandin } from '../support/slack-standin';
 import { testClient } from '../support/temporal';
 
 // A workflow's own gate (`requireApproval`) that tells reviewers: the workflow gets its
@@ -35,12 +34,8 @@ beforeAll(async () => {
   slack = await startSlackStandin();
   db = openSqlite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gate-library-notices-')), 'gate.db'));
   nativeConnection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const notify = notifySettingsFrom({
-    GATE_PUBLIC_URL: 'https://gate.example.test',
-    GATE_SLACK_BOT_TOKEN: slack.token,
-    GATE_SLACK_API_URL: slack.url,
-    GATE_NOTIFY: 'slack:#wf-default', // who is told of a gate whose request and rule name nobody
-  });
+  // GATE_NOTIFY: who is told of a gate whose request and rule name nobody.
+  const notify = slackDefaults(slack, 'slack:#wf-default');
   worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,

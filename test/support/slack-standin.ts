@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { notifySettingsFrom, type NotifySettings } from '../../src/notify/config';
 
 // A local Slack Web API for tests: `chat.postMessage` and `chat.update` as Slack documents
 // them (https://docs.slack.dev/reference/methods/chat.postMessage): a POST to
@@ -173,4 +174,14 @@ export async function startSlackStandin(opts: { token?: string } = {}): Promise<
         server.closeAllConnections();
       }),
   };
+}
+
+/** A worker's notification settings: Slack at `slack`, and `notify` as its GATE_NOTIFY. */
+export function slackDefaults(slack: SlackStandin, notify: string): NotifySettings {
+  return notifySettingsFrom({
+    GATE_PUBLIC_URL: 'https://gate.example.test',
+    GATE_SLACK_BOT_TOKEN: slack.token,
+    GATE_SLACK_API_URL: slack.url,
+    GATE_NOTIFY: notify,
+  });
 }

@@ -11,7 +11,6 @@ import {
 import type { ToolCall, ToolMessage } from '../../common/conversation';
 import { payloadSha256, type EvidencePayload } from '../../common/evidence';
 import type { GateInput, GateState } from '../../common/gate-state';
-import { levelZeroTargets } from '../../common/escalation';
 import { digest } from '../../common/hashing';
 import { Interaction } from '../../common/interaction';
 import type { RecordedReview } from '../../policy/reviewer-policy';
@@ -22,6 +21,7 @@ import { GateMetric, labelValue, meterName } from '../../common/metrics-catalog'
 import type { AuditTrail } from '../gate/audit-trail';
 import { approvalGateWorkflow } from '../gate/approval-gate';
 import { failureMessageOf, isToolFailed, TOOL_ACTIVITY_OPTIONS } from '../internal/failures';
+import { toldAtCreation } from '../internal/notify-defaults';
 import { gateStartAttributes } from '../gate/messages';
 import type { PendingInteraction, RunInput, RunView } from './messages';
 import type { InteractionResponse } from '../../common/interaction';
@@ -223,12 +223,7 @@ async function gate(
   if ('problem' in review) return { outcome: 'blocked', reason: review.problem };
   const ttlSeconds = Math.min(input.approval_ttl_seconds, judged?.ttl_seconds ?? Infinity);
   // The rule's targets (an empty list tells nobody), else the worker's GATE_NOTIFY.
-  const defaults = judged?.evidence?.notify === undefined ? (plan.default_notify ?? []) : [];
-  const told = levelZeroTargets(
-    undefined,
-    judged?.evidence?.notify,
-    defaults.length > 0 && patched(RUN_CALL_NOTIFY_DEFAULTS_PATCH) ? defaults : [],
-  );
+  const told = toldAtCreation(undefined, judged?.evidence?.notify, plan.default_notify, RUN_CALL_NOTIFY_DEFAULTS_PATCH);
   const payload: EvidencePayload = {
     request_id: requestId,
     correlation_id: input.run_id,

@@ -3,8 +3,6 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { DecisionMessage } from '../../../src/common/decision';
-import { notifySettingsFrom, type NotifySettings } from '../../../src/notify/config';
-import type { SlackStandin } from '../../support/slack-standin';
 import { decideSignal, decideUpdate, getAuditQuery, getGateQuery } from '../../../src/workflow/gate/messages';
 import { encodeHistory, historyFileName, patchIdsOf, type History } from '../history-codec';
 
@@ -112,14 +110,4 @@ export async function waitUntilRunning(gate: WorkflowHandle): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`gate ${gate.workflowId} never started`);
-}
-
-/** A worker's notification settings: Slack at a local stand-in, and `notify` as its GATE_NOTIFY. */
-export function slackDefaults(slack: SlackStandin, notify: string): NotifySettings {
-  return notifySettingsFrom({
-    GATE_PUBLIC_URL: 'https://gate.example.test',
-    GATE_SLACK_BOT_TOKEN: slack.token,
-    GATE_SLACK_API_URL: slack.url,
-    GATE_NOTIFY: notify,
-  });
 }

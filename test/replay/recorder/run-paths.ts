@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { getGateQuery } from '../../../src/workflow/gate/messages';
 import { getRunQuery, respondInteractionUpdate } from '../../../src/workflow/agent-run/messages';
 import type * as Harness from '../../support/run-harness';
-import { executionHistories, expectPatches, GATE_TYPE, saveExecutions, slackDefaults, voteAsFinance } from './common';
+import { executionHistories, expectPatches, GATE_TYPE, saveExecutions, voteAsFinance } from './common';
 import type { History } from '../history-codec';
 import { JUDGED_RUN_PATHS } from './judged-run-paths';
 import { DRAFT, submit, type RunPath } from './run-kit';
@@ -187,7 +187,7 @@ export async function recordRunPaths(
   const { openSqlite } = await import('../../../src/store/db');
   const { tripDomain } = await import('../../../examples/trip');
   const h = await import('../../support/run-harness');
-  const { startSlackStandin } = await import('../../support/slack-standin');
+  const { slackDefaults, startSlackStandin } = await import('../../support/slack-standin');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-replay-record-'));
   const db = openSqlite(path.join(tmp, 'gate.db'));
   const slack = await startSlackStandin();

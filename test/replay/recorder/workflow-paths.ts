@@ -6,9 +6,9 @@ import type { Client } from '@temporalio/client';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { Db } from '../../../src/store/db';
 import type { NotifySettings } from '../../../src/notify/config';
-import { startSlackStandin, type SlackStandin } from '../../support/slack-standin';
+import { slackDefaults, startSlackStandin, type SlackStandin } from '../../support/slack-standin';
 import { GATE_TENANT, getGateQuery } from '../../../src/workflow/gate/messages';
-import { expectPatches, save, slackDefaults, voteAsFinance, waitUntilRunning } from './common';
+import { expectPatches, save, voteAsFinance, waitUntilRunning } from './common';
 import { JUDGED_WORKFLOW_PATHS, JUDGED_WORKFLOW_RULES } from './judged-workflow-paths';
 import type { WorkflowPath } from './workflow-kit';
 
