@@ -6,6 +6,8 @@ import { KeyStore } from '../../src/store/key-store';
 import { startApiStack, type ApiStack } from '../support/api-stack';
 import { refundBody } from '../support/gate-fixtures';
 import { testClient } from '../support/temporal';
+import { waitFor } from '../support/wait';
+import { getGateQuery } from '../../src/workflow/gate/messages';
 
 /**
  * A library user builds GateClient from `approval-gate/client` alone (src/client/index.ts)
@@ -44,10 +46,26 @@ async function post(path: string, key: string, body: unknown): Promise<Record<st
   return json;
 }
 
+/**
+ * Waits until the gate's first workflow task has run (its query answers). A decision sent
+ * before that joins the first task, one task fewer, so both lifecycles wait for it and
+ * their histories compare task for task.
+ */
+function firstTaskRan(id: string): Promise<unknown> {
+  const gate = client.workflow.getHandle(id);
+  return waitFor(`the first task of ${id}`, () =>
+    gate.query(getGateQuery).then(
+      () => true,
+      () => false,
+    ),
+  );
+}
+
 /** Create, approve and consume over HTTP: the API's own GateClient. */
 async function throughApi(tag: string): Promise<string> {
   const created = await post('/v1/approvals', keys.agent, refundBody(tag));
   const id = String(created.request_id);
+  await firstTaskRan(id);
   await post(`/v1/approvals/${id}/decision`, keys.reviewer, {
     decision: 'approve',
     payload_sha256: created.payload_sha256,
@@ -61,6 +79,7 @@ async function throughApi(tag: string): Promise<string> {
 async function throughClient(gates: GateClient, tag: string): Promise<string> {
   const { request } = await gates.create(refundBody(tag), { agentId: 'agent-1', tenant: 'default' });
   const id = request.request_id;
+  await firstTaskRan(id);
   await gates.decide(id, {
     decision: 'approve',
     decision_id: randomUUID(),
