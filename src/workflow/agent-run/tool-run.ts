@@ -23,7 +23,6 @@ import {
 // run the tool once, keyed by the request id.
 
 const SYSTEM = 'approval-gate';
-const now = (): string => new Date().toISOString();
 
 /** The separate re-check as a local activity: it runs inside the workflow task that then schedules the tool. */
 const localDomain = proxyLocalActivities<GateActivities>(DOMAIN_READS);
@@ -39,7 +38,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   const snapshot = state.final_snapshot;
   const ref = input.tool;
   const block = (reason: string, mismatches: string[]): void => {
-    applyEvent(state, 'invalidate', now(), reason);
+    applyEvent(state, 'invalidate', trail.now(), reason);
     trail.append({
       event_type: 'approval.invalidated',
       actor_type: 'system',
@@ -54,7 +53,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
   const call = { ...ref, tool: snapshot.tool, input: state.final_args, idempotency_key: state.request_id };
   const consume = (): void => {
     trail.append({ event_type: 'snapshot.verified', actor_type: 'system', actor_id: SYSTEM, data: { snapshot } });
-    consumeApproval(state, SYSTEM, now(), 'executed by the gate');
+    consumeApproval(state, SYSTEM, trail.now(), 'executed by the gate');
     trail.append({
       event_type: 'approval.consumed',
       actor_type: 'system',
@@ -63,7 +62,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
     });
   };
   const succeeded = (out: ToolOutput): void => {
-    state.execution = { outcome: 'success', content: out.content, values: out.values, at: now() };
+    state.execution = { outcome: 'success', content: out.content, values: out.values, at: trail.now() };
     trail.append({
       event_type: 'tool.succeeded',
       actor_type: 'system',
@@ -88,7 +87,7 @@ export async function runTool(state: GateState, input: GateInput, trail: AuditTr
       throw namedFailure(err);
     }
     const message = err.cause?.message ?? err.message;
-    state.execution = { outcome: 'failure', content: message, error: message, at: now() };
+    state.execution = { outcome: 'failure', content: message, error: message, at: trail.now() };
     trail.append({
       event_type: 'tool.failed',
       actor_type: 'system',

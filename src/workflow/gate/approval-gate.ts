@@ -64,7 +64,12 @@ import type { Escalation } from './escalate';
 import { GrantIssues } from './grant-issue';
 import { DEFAULT_TENANT } from '../../common/tenant';
 
-const now = (): string => new Date().toISOString();
+/**
+ * Patch id of gates whose clock never runs behind a durable timer that has fired: a timer's
+ * continuation run with the clock of the task before it (deadlines.ts) no longer arms the
+ * next wait too long nor dates its events early. Asked by every execution at its start.
+ */
+export const GATE_TIMER_CLOCK_PATCH = 'gate-timer-clock';
 /**
  * Patch id of gates judged at creation by a version 2 rule file: `policy.shadow` events
  * after `approval.requested`, and a gate decided by `policy:<rule>` or `grant:<id>` that
@@ -87,6 +92,9 @@ const MAX_RECORDED_REFUSALS = 100;
  */
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
   const carried = input.continued; // set when the previous execution's history was full
+  // Timers that are never cancelled, and the gate's clock: see deadlines.ts.
+  const deadlines = new Deadlines(patched(GATE_TIMER_CLOCK_PATCH));
+  const now = (): string => new Date(deadlines.now()).toISOString();
   const state = carried ? carried.state : initialGateState(input, now());
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.
   const tenant = workflowInfo().typedSearchAttributes.get(GATE_TENANT);
@@ -107,6 +115,7 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
     }),
     undefined,
     (e) => observeGateEvent(state, e), // lifecycle metrics, as the trail records each event
+    () => deadlines.now(),
   );
   const grants = new GrantIssues(tenant ?? DEFAULT_TENANT);
 
@@ -330,7 +339,6 @@ export async function approvalGateWorkflow(input: GateInput): Promise<GateState>
   });
 
   const full = (): boolean => historyFull(input);
-  const deadlines = new Deadlines(); // timers that are never cancelled: see deadlines.ts
   try {
     // A continued execution may start decided (a decision arrived while the last one handed over).
     if (!carried || state.status === 'requested') await awaitDecision(state, input, trail, full, deadlines, escalation);

@@ -69,7 +69,14 @@ export class AuditTrail {
     private head?: AuditEvent,
     /** Sees each appended event (metrics); must not issue commands. */
     private readonly observe?: (event: AuditEvent) => void,
+    /** The clock of the events' timestamps (epoch ms): a gate's never runs behind its fired timers (deadlines.ts). */
+    private readonly clock: () => number = () => Date.now(),
   ) {}
+
+  /** The trail's clock as an ISO timestamp: the time its next event would carry. */
+  now(): string {
+    return new Date(this.clock()).toISOString();
+  }
 
   /**
    * Takes over the chain of the execution before this one (continue-as-new), with what it
@@ -98,7 +105,7 @@ export class AuditTrail {
 
   append(spec: AuditSpec): AuditEvent {
     // Workflow uuid4 and clock: deterministic on replay.
-    const event = this.build(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() });
+    const event = this.build(spec, { event_id: `evt_${uuid4()}`, timestamp: this.now() });
     const webhook = this.webhookOf(event);
     this.unsent.push({ event, ...(webhook ? { webhook } : {}) });
     this.writer ??= this.writeBatches();
@@ -124,7 +131,7 @@ export class AuditTrail {
    */
   appendForCaller(spec: AuditSpec, recorded = false): AuditEvent {
     // Workflow uuid4 and clock, as in append: deterministic on replay.
-    return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: new Date().toISOString() }, recorded);
+    return this.appendStored(spec, { event_id: `evt_${uuid4()}`, timestamp: this.now() }, recorded);
   }
 
   private build(spec: AuditSpec, ids: RequestedEventIds): AuditEvent {

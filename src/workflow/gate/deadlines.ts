@@ -24,6 +24,13 @@ interface Armed {
  * passed): one workflow task that re-arms, where a cancel and a start would have been
  * recorded at the approval instead.
  *
+ * The gate reads its clock here (`now`), never behind a timer that has fired (patch
+ * gate-timer-clock): a fired timer's continuation can run with the clock of the task before
+ * it, when a query task fetched the history after the timer fired and ran the firing first
+ * on a worker that had not yet taken a task of the gate (a worker's successor; see
+ * test/integration/stale-clock.test.ts). Then the next wait armed a timer too long by the
+ * lag, and the events said the level fired before its time.
+ *
  * Workflow code: deterministic (the workflow clock, timers in the order of the waits).
  */
 export class Deadlines {
@@ -31,6 +38,26 @@ export class Deadlines {
   private readonly armed: Armed[] = [];
   /** Timers fired so far: a wait wakes when this moves. */
   private fires = 0;
+  /** The latest deadline a fired timer was armed for: the server's clock has passed it. */
+  private passed = 0;
+
+  /** `keepsClock`: the patch gate-timer-clock holds (gates opened on 0.3.0 read the bare workflow clock). */
+  constructor(private readonly keepsClock: boolean) {}
+
+  /** The gate's clock (epoch ms): the workflow clock, or a fired timer's deadline when that is later. */
+  now(): number {
+    return Math.max(Date.now(), this.passed);
+  }
+
+  /**
+   * Arms the timer of a deadline the gate waits for later (its TTL), while its clock is that
+   * of its own task: the wait reuses this timer, so the deadline never hangs on a later
+   * task's clock. Only with the patch gate-timer-clock.
+   */
+  armAhead(deadline: number): void {
+    const left = deadline - this.now();
+    if (this.keepsClock && left > 0 && !this.armed.some((t) => !t.fired && t.at <= deadline)) this.arm(deadline, left);
+  }
 
   /**
    * Waits until `done()` holds (true) or the workflow clock reaches `deadline` (epoch ms);
@@ -40,7 +67,7 @@ export class Deadlines {
   async until(done: () => boolean, deadline: number): Promise<boolean> {
     for (;;) {
       if (done()) return true;
-      const left = deadline - Date.now();
+      const left = deadline - this.now();
       // A timer armed for this deadline (or a later one) fired: the deadline has passed on
       // the server's clock, whatever rounding the workflow clock carries.
       if (left <= 0 || this.armed.some((t) => t.fired && t.at >= deadline)) return done();
@@ -57,6 +84,7 @@ export class Deadlines {
     void CancellationScope.nonCancellable(() => sleep(ms)).then(() => {
       timer.fired = true;
       this.fires++;
+      if (this.keepsClock) this.passed = Math.max(this.passed, at);
     });
   }
 }

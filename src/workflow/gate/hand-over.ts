@@ -8,7 +8,6 @@ import type { AuditTrail } from './audit-trail';
 // workflow's result is delivered once into its parent's history.
 
 const SYSTEM = 'approval-gate';
-const now = (): string => new Date().toISOString();
 
 /** What the caller's recheck activity is given: the approved args and the evidence they were approved on. */
 export interface HandOverRecheckInput {
@@ -31,7 +30,7 @@ export async function handOver(state: GateState, input: GateInput, trail: AuditT
   if (recheck) {
     const check = await runRecheck(state, recheck);
     if (!check.ok) {
-      applyEvent(state, 'invalidate', now(), check.reason);
+      applyEvent(state, 'invalidate', trail.now(), check.reason);
       trail.append({
         event_type: 'approval.invalidated',
         actor_type: 'system',
@@ -48,7 +47,7 @@ export async function handOver(state: GateState, input: GateInput, trail: AuditT
       data: { recheck: recheck.activity, snapshot: state.final_snapshot ?? null },
     });
   }
-  consumeApproval(state, consumer, now(), `handed to workflow ${consumer}`);
+  consumeApproval(state, consumer, trail.now(), `handed to workflow ${consumer}`);
   trail.append({
     event_type: 'approval.consumed',
     actor_type: 'agent',

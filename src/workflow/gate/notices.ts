@@ -120,7 +120,7 @@ export class Notices {
       status: s.status,
       approvals: s.votes.length,
       approvals_required: s.approvals_required,
-      sent_at: new Date().toISOString(), // workflow clock
+      sent_at: this.trail.now(), // the gate's clock (deadlines.ts)
       ...extra,
     };
   }

@@ -11,7 +11,6 @@ import { beforeExpiry, escalate, type Escalation } from './escalate';
 // decision, then the consume (external); the tool run (tool executor) is in tool-run.ts.
 
 const SYSTEM = 'approval-gate';
-const now = (): string => new Date().toISOString();
 
 /**
  * Ends the gate by a system event and records it (`approval.expired` or
@@ -26,7 +25,7 @@ export function systemEnd(
   note: string = reason,
   data?: Record<string, unknown>,
 ): boolean {
-  if (applyEvent(state, event, now(), reason)) return false;
+  if (applyEvent(state, event, trail.now(), reason)) return false;
   trail.append({
     event_type: event === 'expire' ? 'approval.expired' : 'approval.cancelled',
     actor_type: 'system',
@@ -61,17 +60,18 @@ export async function awaitDecision(
   const wake = (): boolean => settled() || handOver();
   const deadline = Date.parse(state.expires_at);
   const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
+  if (!settled()) deadlines.armAhead(deadline); // the TTL fails closed on time whatever clock a level's task has
   if (chain) {
     // Gates with notices (patch gate-notices): the chain's levels and the escalate_before notice on one timeline.
     await escalate(state, input, trail, wake, deadlines, chain);
     if (!settled() && handOver()) return;
   } else if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
-    if (escalateAt > Date.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
+    if (escalateAt > deadlines.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
       beforeExpiry(state, trail);
     if (!settled() && handOver()) return;
   }
-  const remaining = deadline - Date.now();
+  const remaining = deadline - deadlines.now();
   const decided = remaining > 0 ? await deadlines.until(wake, deadline) : settled();
   if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
@@ -94,10 +94,10 @@ export async function awaitConsume(
   handOver: () => boolean,
   deadlines: Deadlines,
 ): Promise<void> {
-  state.consume_deadline ??= new Date(Date.now() + input.consume_ttl_seconds * 1000).toISOString();
+  state.consume_deadline ??= new Date(deadlines.now() + input.consume_ttl_seconds * 1000).toISOString();
   const deadline = Date.parse(state.consume_deadline);
   const open = (): boolean => state.status !== 'approved' || handOver();
-  const done = deadline > Date.now() ? await deadlines.until(open, deadline) : false;
+  const done = deadline > deadlines.now() ? await deadlines.until(open, deadline) : false;
   if (state.status === 'approved' && handOver()) return;
   if (!done && state.status === 'approved') {
     const note = `not consumed before ${state.consume_deadline}`;
