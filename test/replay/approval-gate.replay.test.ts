@@ -63,9 +63,13 @@ const STORES_GRANT = 'patch:gate-stores-grant';
 /** The patch of gates that tell reviewers (src/workflow/gate/notices.ts). */
 const NOTICES = 'patch:gate-notices';
 
+/** The patch of gates whose clock never runs behind a fired timer (src/workflow/gate/deadlines.ts). */
+const TIMER_CLOCK = 'patch:gate-timer-clock';
+
 /**
  * Paths of the releases after 0.1.0: gates under a version 2 rule file (recorder/judged-gate-paths.ts),
- * gates that tell reviewers (recorder/notice-paths.ts); after 0.2.0, gates that store their grants.
+ * gates that tell reviewers (recorder/notice-paths.ts); after 0.2.0, gates that store their grants;
+ * after 0.3.0, the chain's gates on the gate's clock.
  */
 const LATER: CoversAfter[] = [
   {
@@ -120,6 +124,26 @@ const LATER: CoversAfter[] = [
         'event:approval.approved',
         STORES_GRANT,
         'activity:issueGrant',
+        'event:approval.consumed',
+      ],
+    },
+  },
+  {
+    // Every gate asks for the patch gate-timer-clock at its start; the chain's gates show its timers.
+    after: '0.3.0',
+    covers: {
+      'chain-expiry.approvalGateWorkflow': [
+        NOTICES,
+        TIMER_CLOCK,
+        'activity:deliverNotice',
+        'event:approval.escalated',
+        'event:approval.expired',
+      ],
+      'decided-between-levels.approvalGateWorkflow': [
+        NOTICES,
+        TIMER_CLOCK,
+        'event:approval.escalated',
+        'event:approval.approved',
         'event:approval.consumed',
       ],
     },

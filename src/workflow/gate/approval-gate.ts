@@ -67,7 +67,8 @@ import { DEFAULT_TENANT } from '../../common/tenant';
 /**
  * Patch id of gates whose clock never runs behind a durable timer that has fired: a timer's
  * continuation run with the clock of the task before it (deadlines.ts) no longer arms the
- * next wait too long nor dates its events early. Asked by every execution at its start.
+ * next wait too long nor dates its events early. Asked when a timer fires, and at the start
+ * by a gate that escalates (it arms its TTL's timer then).
  */
 export const GATE_TIMER_CLOCK_PATCH = 'gate-timer-clock';
 /**
@@ -93,7 +94,7 @@ const MAX_RECORDED_REFUSALS = 100;
 export async function approvalGateWorkflow(input: GateInput): Promise<GateState> {
   const carried = input.continued; // set when the previous execution's history was full
   // Timers that are never cancelled, and the gate's clock: see deadlines.ts.
-  const deadlines = new Deadlines(patched(GATE_TIMER_CLOCK_PATCH));
+  const deadlines = new Deadlines(() => patched(GATE_TIMER_CLOCK_PATCH));
   const now = (): string => new Date(deadlines.now()).toISOString();
   const state = carried ? carried.state : initialGateState(input, now());
   // Webhook bodies name the tenant of a gate that has one, so one receiver can serve several tenants.

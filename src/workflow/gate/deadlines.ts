@@ -24,12 +24,17 @@ interface Armed {
  * passed): one workflow task that re-arms, where a cancel and a start would have been
  * recorded at the approval instead.
  *
- * The gate reads its clock here (`now`), never behind a timer that has fired (patch
- * gate-timer-clock): a fired timer's continuation can run with the clock of the task before
- * it, when a query task fetched the history after the timer fired and ran the firing first
- * on a worker that had not yet taken a task of the gate (a worker's successor; see
- * test/integration/stale-clock.test.ts). Then the next wait armed a timer too long by the
- * lag, and the events said the level fired before its time.
+ * The gate reads its clock here (`now`), and after a timer has fired it tells a deadline
+ * passed by its timer alone (patch gate-timer-clock). A fired timer's continuation can run
+ * with the clock of the task before it: a query task that fetched the history after the
+ * timer fired runs the firing first on a worker that holds no copy of the gate (a crashed
+ * worker's successor; test/integration/stale-clock.test.ts). Its commands then go out with
+ * the next task, whose clock is the one a replay sees. Read from the clock, "has the next
+ * deadline passed?" could answer no live and yes on replay (a nondeterminism error), the
+ * next timer was armed too long, and events were dated early. So after a fire the gate's
+ * clock is at least the fired timer's deadline, and a wait whose deadline has passed arms
+ * a 1 ms timer instead of returning at once: the same command whatever the clock says.
+ * (Before any fire, the gate's own tasks' clocks are the ones a replay sees.)
  *
  * Workflow code: deterministic (the workflow clock, timers in the order of the waits).
  */
@@ -39,39 +44,53 @@ export class Deadlines {
   /** Timers fired so far: a wait wakes when this moves. */
   private fires = 0;
   /** The latest deadline a fired timer was armed for: the server's clock has passed it. */
-  private passed = 0;
+  private passedAt = 0;
+  /** A timer fired under the patch: from now on a deadline is passed when a timer says so. */
+  private byTimers = false;
 
-  /** `keepsClock`: the patch gate-timer-clock holds (gates opened on 0.3.0 read the bare workflow clock). */
-  constructor(private readonly keepsClock: boolean) {}
+  /**
+   * `keepsClock`: whether the patch gate-timer-clock holds (gates of 0.3.0 read the bare
+   * workflow clock). Asked when a timer fires and by `armAhead`, never on a reading of the
+   * clock, so a gate that no timer woke and that does not escalate records no marker.
+   */
+  constructor(private readonly keepsClock: () => boolean) {}
 
   /** The gate's clock (epoch ms): the workflow clock, or a fired timer's deadline when that is later. */
   now(): number {
-    return Math.max(Date.now(), this.passed);
+    return Math.max(Date.now(), this.passedAt);
   }
 
   /**
-   * Arms the timer of a deadline the gate waits for later (its TTL), while its clock is that
-   * of its own task: the wait reuses this timer, so the deadline never hangs on a later
-   * task's clock. Only with the patch gate-timer-clock.
+   * Whether `deadline` has passed without a wait: by the clock until a timer has fired under
+   * the patch, never after (a wait for it arms a 1 ms timer then).
+   */
+  passed(deadline: number): boolean {
+    return !this.byTimers && deadline <= this.now();
+  }
+
+  /**
+   * Arms the timer of a deadline the gate waits for after earlier ones (its TTL, after the
+   * escalation's), while its clock is that of its own task: the wait reuses this timer, so
+   * the deadline never hangs on a later task's clock. Only with the patch gate-timer-clock.
    */
   armAhead(deadline: number): void {
     const left = deadline - this.now();
-    if (this.keepsClock && left > 0 && !this.armed.some((t) => !t.fired && t.at <= deadline)) this.arm(deadline, left);
+    if (left > 0 && !this.armed.some((t) => !t.fired && t.at <= deadline) && this.keepsClock())
+      this.arm(deadline, left);
   }
 
   /**
-   * Waits until `done()` holds (true) or the workflow clock reaches `deadline` (epoch ms);
-   * at the deadline it answers `done()` once more, so a wait whose condition holds at its
-   * deadline counts as done, as one woken by it would.
+   * Waits until `done()` holds (true) or `deadline` (epoch ms) has passed; at the deadline
+   * it answers `done()` once more, so a wait whose condition holds at its deadline counts as
+   * done, as one woken by it would.
    */
   async until(done: () => boolean, deadline: number): Promise<boolean> {
     for (;;) {
       if (done()) return true;
-      const left = deadline - this.now();
       // A timer armed for this deadline (or a later one) fired: the deadline has passed on
       // the server's clock, whatever rounding the workflow clock carries.
-      if (left <= 0 || this.armed.some((t) => t.fired && t.at >= deadline)) return done();
-      if (!this.armed.some((t) => !t.fired && t.at <= deadline)) this.arm(deadline, left);
+      if (this.passed(deadline) || this.armed.some((t) => t.fired && t.at >= deadline)) return done();
+      if (!this.armed.some((t) => !t.fired && t.at <= deadline)) this.arm(deadline, Math.max(1, deadline - this.now()));
       const seen = this.fires;
       await condition(() => done() || this.fires !== seen);
     }
@@ -84,7 +103,9 @@ export class Deadlines {
     void CancellationScope.nonCancellable(() => sleep(ms)).then(() => {
       timer.fired = true;
       this.fires++;
-      if (this.keepsClock) this.passed = Math.max(this.passed, at);
+      if (!this.keepsClock()) return;
+      this.passedAt = Math.max(this.passedAt, at);
+      this.byTimers = true;
     });
   }
 }

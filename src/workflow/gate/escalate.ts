@@ -47,7 +47,7 @@ export async function escalate(
   }
   moments.sort((a, b) => a.at - b.at); // stable: the chain's order at equal times
   for (const m of moments) {
-    if (m.at > deadlines.now() && (await deadlines.until(wake, m.at))) return; // decided, or handing over
+    if (!deadlines.passed(m.at) && (await deadlines.until(wake, m.at))) return; // decided, or handing over
     if (state.status !== 'requested') return;
     m.fire();
   }

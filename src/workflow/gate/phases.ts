@@ -60,19 +60,20 @@ export async function awaitDecision(
   const wake = (): boolean => settled() || handOver();
   const deadline = Date.parse(state.expires_at);
   const escalated = trail.events.some((e) => e.event_type === 'approval.escalated');
-  if (!settled()) deadlines.armAhead(deadline); // the TTL fails closed on time whatever clock a level's task has
+  // A gate that escalates first arms its TTL now: the expiry is on time whatever clock a level's task has.
   if (chain) {
     // Gates with notices (patch gate-notices): the chain's levels and the escalate_before notice on one timeline.
+    if (!settled()) deadlines.armAhead(deadline);
     await escalate(state, input, trail, wake, deadlines, chain);
     if (!settled() && handOver()) return;
   } else if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
-    if (escalateAt > deadlines.now() && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
+    if (!settled() && !deadlines.passed(escalateAt)) deadlines.armAhead(deadline);
+    if (!deadlines.passed(escalateAt) && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
       beforeExpiry(state, trail);
     if (!settled() && handOver()) return;
   }
-  const remaining = deadline - deadlines.now();
-  const decided = remaining > 0 ? await deadlines.until(wake, deadline) : settled();
+  const decided = deadlines.passed(deadline) ? settled() : await deadlines.until(wake, deadline);
   if (!settled() && handOver()) return;
   if (!decided && state.status === 'requested') {
     systemEnd(state, trail, 'expire', 'no decision before expires_at', `no decision before ${state.expires_at}`, {
@@ -97,7 +98,7 @@ export async function awaitConsume(
   state.consume_deadline ??= new Date(deadlines.now() + input.consume_ttl_seconds * 1000).toISOString();
   const deadline = Date.parse(state.consume_deadline);
   const open = (): boolean => state.status !== 'approved' || handOver();
-  const done = deadline > deadlines.now() ? await deadlines.until(open, deadline) : false;
+  const done = deadlines.passed(deadline) ? false : await deadlines.until(open, deadline);
   if (state.status === 'approved' && handOver()) return;
   if (!done && state.status === 'approved') {
     const note = `not consumed before ${state.consume_deadline}`;

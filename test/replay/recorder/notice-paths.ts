@@ -22,6 +22,8 @@ interface NoticePath extends Omit<GatePath, 'drive'> {
 }
 
 const NOTICES = 'gate-notices';
+/** From 0.4.0 on: the gate's clock and its TTL's timer armed at the start (src/workflow/gate/deadlines.ts). */
+const TIMER_CLOCK = 'gate-timer-clock';
 
 const vote = (sha: string, reviewer: string, decision: 'approve' | 'reject' = 'approve') => ({
   decision_id: `dec_${randomUUID()}`,
@@ -61,7 +63,7 @@ export const NOTICE_PATHS: Record<string, NoticePath> = {
       return request.request_id;
     },
     expect: 'expired',
-    patches: [NOTICES],
+    patches: [NOTICES, TIMER_CLOCK],
   },
   /** Approved by quorum after level 1 (one vote before it): the chain stops, the agent consumes, the messages end. */
   'decided-between-levels': {
@@ -83,7 +85,7 @@ export const NOTICE_PATHS: Record<string, NoticePath> = {
       return request.request_id;
     },
     expect: 'consumed',
-    patches: [NOTICES],
+    patches: [NOTICES, TIMER_CLOCK],
   },
   /** Told at creation only (no chain), rejected: each message is ended. */
   'notified-ended': {
