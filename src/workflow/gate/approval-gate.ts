@@ -68,7 +68,7 @@ import { DEFAULT_TENANT } from '../../common/tenant';
  * Patch id of gates whose clock never runs behind a durable timer that has fired: a timer's
  * continuation run with the clock of the task before it (deadlines.ts) no longer arms the
  * next wait too long nor dates its events early. Asked when a timer fires, and at the start
- * by a gate that escalates (it arms its TTL's timer then).
+ * by a gate on the escalation timeline (it arms its TTL's timer then).
  */
 export const GATE_TIMER_CLOCK_PATCH = 'gate-timer-clock';
 /**
