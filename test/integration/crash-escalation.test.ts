@@ -1,70 +1,32 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { prepareCreate } from '../../src/client/create-request';
 import type { AuditEvent } from '../../src/common/audit';
 import type { GateState } from '../../src/common/gate-state';
-import { notifyEnv, notifySettingsFrom } from '../../src/notify/config';
-import { approvalGateWorkflow } from '../../src/workflow/gate/approval-gate';
 import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
-import { refundBody } from '../support/gate-fixtures';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue } from '../support/processes';
+import { useCrashGates } from '../support/crash-gates';
+import { spawnWorker } from '../support/processes';
 import { waitFor } from '../support/wait';
-import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
 
 // The escalation chain's levels are durable timers in the gate's history: a worker process
 // killed with SIGKILL between two levels (no drain, no shutdown hooks) loses none of them,
 // and its successor fires each level on time.
 
 const MARGIN_MS = 4000;
-let connection: Connection;
-let client: Client;
-let slack: SlackStandin;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  client = new Client({ connection });
-  slack = await startSlackStandin();
-});
-
-afterAll(async () => {
-  await killLeftoverWorkers();
-  await connection?.close();
-  await slack?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const crash = useCrashGates();
 
 it('escalates on time after the worker process is killed between two levels', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-crash-escalation-'));
-  dirs.push(dataDir);
-  const taskQueue = uniqueTaskQueue('crash-escalation');
-  const env = {
-    GATE_PUBLIC_URL: 'https://gate.example.test',
-    GATE_SLACK_BOT_TOKEN: slack.token,
-    GATE_SLACK_API_URL: slack.url,
-  };
-  const settings = notifySettingsFrom(env);
-  const { input, requestId } = prepareCreate(
-    refundBody(`corr-${randomUUID()}`, {
-      ttl_seconds: 40,
-      notify: ['slack:#refunds-crash'],
-      escalation: {
-        levels: [
-          { after: 15, notify: ['slack:#level-1-crash'] },
-          { after: 22, notify: ['slack:#level-2-crash'] },
-        ],
-      },
-    }),
-    { agentId: 'agent_billing' },
-    { notify: { settings: notifyEnv(settings), defaults: [] } },
-  );
+  const { dataDir, taskQueue, env } = crash.workerSetup('crash-escalation');
   const first = await spawnWorker({ dataDir, taskQueue, env });
-  const handle = await client.workflow.start(approvalGateWorkflow, { workflowId: requestId, taskQueue, args: [input] });
-  await waitFor('the creation notice', () => slack.messages.some((m) => m.posted_to === '#refunds-crash'));
+  const handle = await crash.startGate(taskQueue, env, {
+    ttl_seconds: 40,
+    notify: ['slack:#refunds-crash'],
+    escalation: {
+      levels: [
+        { after: 15, notify: ['slack:#level-1-crash'] },
+        { after: 22, notify: ['slack:#level-2-crash'] },
+      ],
+    },
+  });
+  await waitFor('the creation notice', () => crash.slack.messages.some((m) => m.posted_to === '#refunds-crash'));
   const created = Date.parse((await handle.query(getGateQuery)).created_at);
   expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
   expect(Date.now() - created).toBeLessThan(15_000); // killed before level 1
@@ -101,7 +63,9 @@ it('escalates on time after the worker process is killed between two levels', as
     );
   }
   await waitFor('the level messages', () =>
-    ['#level-1-crash', '#level-2-crash'].every((c) => slack.messages.filter((m) => m.posted_to === c).length === 1),
+    ['#level-1-crash', '#level-2-crash'].every(
+      (c) => crash.slack.messages.filter((m) => m.posted_to === c).length === 1,
+    ),
   );
   const state: GateState = await handle.query(getGateQuery);
   expect(state.escalation).toEqual({ fired: 2, level: 2, loop: 0 });

@@ -1,21 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { prepareCreate } from '../../src/client/create-request';
 import type { AuditEvent } from '../../src/common/audit';
 import type { GateState } from '../../src/common/gate-state';
-import { notifyEnv, notifySettingsFrom } from '../../src/notify/config';
-import { approvalGateWorkflow } from '../../src/workflow/gate/approval-gate';
 import { getAuditQuery, getGateQuery } from '../../src/workflow/gate/messages';
-import { refundBody } from '../support/gate-fixtures';
-import { killLeftoverWorkers, spawnWorker, uniqueTaskQueue } from '../support/processes';
+import { useCrashGates } from '../support/crash-gates';
+import { spawnWorker } from '../support/processes';
 import { waitFor } from '../support/wait';
-import { startSlackStandin, type SlackStandin } from '../support/slack-standin';
 
 // A timer's firing can run with the clock of the gate's task before it: when a query task is
 // handed out after the timer fired, a worker that holds no copy of the gate runs the firing
@@ -31,23 +22,7 @@ const GATES = 12; // half with an escalate_before notice, half with a chain of t
 const TTL = 30;
 const FIRST_AT = 8; // seconds after creation: the notice (escalate_before 22) and level 1
 const SECOND_AT = 11; // level 2 of the chain
-let connection: Connection;
-let client: Client;
-let slack: SlackStandin;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  client = new Client({ connection });
-  slack = await startSlackStandin();
-});
-
-afterAll(async () => {
-  await killLeftoverWorkers();
-  await connection?.close();
-  await slack?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const crash = useCrashGates();
 
 /**
  * The history with the first task after a timer's firing dated at the task before it: what a
@@ -70,15 +45,7 @@ function withLaggingClock(h: History): History {
 const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - Date.now())));
 
 it('dates no event before its time and expires on time when a query runs a fired timer', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gate-stale-clock-'));
-  dirs.push(dataDir);
-  const taskQueue = uniqueTaskQueue('stale-clock');
-  const env = {
-    GATE_PUBLIC_URL: 'https://gate.example.test',
-    GATE_SLACK_BOT_TOKEN: slack.token,
-    GATE_SLACK_API_URL: slack.url,
-  };
-  const settings = notifySettingsFrom(env);
+  const { dataDir, taskQueue, env } = crash.workerSetup('stale-clock');
   const first = await spawnWorker({ dataDir, taskQueue, env });
   const gates = await Promise.all(
     Array.from({ length: GATES }, async (_, i) => {
@@ -93,16 +60,7 @@ it('dates no event before its time and expires on time when a query runs a fired
             },
           }
         : { escalate_before_seconds: TTL - FIRST_AT };
-      const { input, requestId } = prepareCreate(
-        refundBody(`corr-${randomUUID()}`, { ttl_seconds: TTL, ...extra }),
-        { agentId: 'agent_billing' },
-        { notify: { settings: notifyEnv(settings), defaults: [] } },
-      );
-      const handle = await client.workflow.start(approvalGateWorkflow, {
-        workflowId: requestId,
-        taskQueue,
-        args: [input],
-      });
+      const handle = await crash.startGate(taskQueue, env, { ttl_seconds: TTL, ...extra });
       const state: GateState = await handle.query(getGateQuery); // the first worker took the first task
       return { chain, handle, created: Date.parse(state.created_at), expires: Date.parse(state.expires_at) };
     }),
