@@ -8,7 +8,7 @@ import { notifyEnv, notifySettingsFrom } from '../../src/notify/config';
 import { approvalGateWorkflow } from '../../src/workflow/gate/approval-gate';
 import { refundBody } from './gate-fixtures';
 import { killLeftoverWorkers, uniqueTaskQueue } from './processes';
-import { startSlackStandin, type SlackStandin } from './slack-standin';
+import { slackEnv, startSlackStandin, type SlackStandin } from './slack-standin';
 
 // What the crash tests of gates that tell reviewers share: a client on the suite's server, a
 // Slack stand-in, a worker data directory and task queue per test, all torn down after the file.
@@ -41,12 +41,7 @@ export function useCrashGates(): CrashGates {
     workerSetup(prefix: string) {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `gate-${prefix}-`));
       dirs.push(dataDir);
-      const env = {
-        GATE_PUBLIC_URL: 'https://gate.example.test',
-        GATE_SLACK_BOT_TOKEN: ctx.slack.token,
-        GATE_SLACK_API_URL: ctx.slack.url,
-      };
-      return { dataDir, taskQueue: uniqueTaskQueue(prefix), env };
+      return { dataDir, taskQueue: uniqueTaskQueue(prefix), env: slackEnv(ctx.slack) };
     },
     async startGate(taskQueue: string, env: Record<string, string>, over: Record<string, unknown>) {
       const { input, requestId } = prepareCreate(

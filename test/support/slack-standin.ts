@@ -176,12 +176,17 @@ export async function startSlackStandin(opts: { token?: string } = {}): Promise<
   };
 }
 
-/** A worker's notification settings: Slack at `slack`, and `notify` as its GATE_NOTIFY. */
-export function slackDefaults(slack: SlackStandin, notify: string): NotifySettings {
-  return notifySettingsFrom({
+/** A worker's environment for Slack at `slack` (a spawned worker's `env`), with `notify` as its GATE_NOTIFY. */
+export function slackEnv(slack: SlackStandin, notify?: string): Record<string, string> {
+  return {
     GATE_PUBLIC_URL: 'https://gate.example.test',
     GATE_SLACK_BOT_TOKEN: slack.token,
     GATE_SLACK_API_URL: slack.url,
-    GATE_NOTIFY: notify,
-  });
+    ...(notify ? { GATE_NOTIFY: notify } : {}),
+  };
+}
+
+/** A worker's notification settings: Slack at `slack`, and `notify` as its GATE_NOTIFY. */
+export function slackDefaults(slack: SlackStandin, notify: string): NotifySettings {
+  return notifySettingsFrom(slackEnv(slack, notify));
 }

@@ -43,10 +43,11 @@ export class Deadlines {
   private readonly armed: Armed[] = [];
   /** Timers fired so far: a wait wakes when this moves. */
   private fires = 0;
-  /** The latest deadline a fired timer was armed for: the server's clock has passed it. */
+  /**
+   * The latest deadline a fired timer was armed for (the server's clock has passed it); 0
+   * until a timer fires under the patch, and from then on a deadline is passed when a timer says so.
+   */
   private passedAt = 0;
-  /** A timer fired under the patch: from now on a deadline is passed when a timer says so. */
-  private byTimers = false;
 
   /**
    * `keepsClock`: whether the patch gate-timer-clock holds (gates of 0.3.0 read the bare
@@ -65,7 +66,7 @@ export class Deadlines {
    * the patch, never after (a wait for it arms a 1 ms timer then).
    */
   passed(deadline: number): boolean {
-    return !this.byTimers && deadline <= this.now();
+    return this.passedAt === 0 && deadline <= this.now();
   }
 
   /**
@@ -103,9 +104,7 @@ export class Deadlines {
     void CancellationScope.nonCancellable(() => sleep(ms)).then(() => {
       timer.fired = true;
       this.fires++;
-      if (!this.keepsClock()) return;
-      this.passedAt = Math.max(this.passedAt, at);
-      this.byTimers = true;
+      if (this.keepsClock()) this.passedAt = Math.max(this.passedAt, at);
     });
   }
 }

@@ -68,9 +68,10 @@ export async function awaitDecision(
     if (!settled() && handOver()) return;
   } else if (input.escalate_before_seconds && !escalated) {
     const escalateAt = deadline - input.escalate_before_seconds * 1000;
-    if (!settled() && !deadlines.passed(escalateAt)) deadlines.armAhead(deadline);
-    if (!deadlines.passed(escalateAt) && !(await deadlines.until(wake, escalateAt)) && state.status === 'requested')
-      beforeExpiry(state, trail);
+    if (!deadlines.passed(escalateAt)) {
+      if (!settled()) deadlines.armAhead(deadline);
+      if (!(await deadlines.until(wake, escalateAt)) && state.status === 'requested') beforeExpiry(state, trail);
+    }
     if (!settled() && handOver()) return;
   }
   const decided = deadlines.passed(deadline) ? settled() : await deadlines.until(wake, deadline);
