@@ -104,14 +104,15 @@ export class BacklogAdmission {
       staleMs: this.staleMs,
     });
     if (retryAfter === undefined) return;
-    const behind = behindS(this.reading!);
+    // Rounded up: a shed create never reports a backlog at or under the bound it exceeded.
+    const behind = Math.ceil(behindS(this.reading!) * 10) / 10;
     throw new GateError(
       503,
       'gate_busy',
-      `the gate workers are behind: a new gate would wait about ${behind.toFixed(1)} s for its first task (bound ${this.options.maxBacklogS} s, GATE_MAX_BACKLOG_S); nothing was started: retry after ${retryAfter} s with the same Idempotency-Key`,
+      `the gate workers are behind: a new gate would wait about ${behind} s for its first task (bound ${this.options.maxBacklogS} s, GATE_MAX_BACKLOG_S); nothing was started: retry after ${retryAfter} s with the same Idempotency-Key`,
       {
         retry_after_s: retryAfter,
-        backlog_s: Math.round(behind * 10) / 10,
+        backlog_s: behind,
         backlog_tasks: this.reading!.count,
         max_backlog_s: this.options.maxBacklogS,
       },
